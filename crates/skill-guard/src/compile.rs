@@ -1,0 +1,645 @@
+//! Compiling a guard: from its JSON form to one [`Guard`] that holds the
+//! serializable data, the predicate and the evidence evaluator, so that the
+//! three can never describe different guards. Every shape the grammar cannot
+//! honour is refused by name, with the key and operator where it happened.
+
+use serde_json::{Map, Value};
+
+use crate::data::{Condition, ConditionValue, GuardData, GuardValue, Operator};
+use crate::js_value::{Bound, Relation, js_key_order};
+
+/// The six keys a guard reads from the hop itself; any other key reads the
+/// top-level field of that name in the result parsed as JSON.
+pub const HOP_KEYS: [&str; 6] = [
+    "toolName",
+    "result",
+    "status",
+    "iteration",
+    "userMessage",
+    "currentSkillId",
+];
+
+/// Keys refused so that a guard is valid in every implementation or in none
+/// (they name JavaScript's object machinery).
+pub const RESERVED_KEYS: [&str; 12] = [
+    "__proto__",
+    "constructor",
+    "prototype",
+    "toString",
+    "valueOf",
+    "hasOwnProperty",
+    "isPrototypeOf",
+    "propertyIsEnumerable",
+    "__defineGetter__",
+    "__defineSetter__",
+    "__lookupGetter__",
+    "__lookupSetter__",
+];
+
+/// The longest `in`/`notIn` list a guard may declare.
+pub const MAX_LIST_LEN: usize = 1000;
+
+const GRAMMAR_HINT: &str =
+    "a guard is { key: { op: value } } with operators eq, ne, gt, gte, lt, lte, in, notIn";
+
+/// Why a guard was refused. Each variant has a stable [`code`](Self::code);
+/// the message names the key and operator and says how to fix it.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CompileError {
+    /// The guard is not a JSON object.
+    #[error(
+        "the guard is {found}, not an object; {GRAMMAR_HINT}, e.g. {{\"riskLevel\": {{\"in\": [\"high\"]}}}}"
+    )]
+    NotAnObject {
+        /// What the guard was instead (`an array`, `a string`, …).
+        found: &'static str,
+    },
+    /// The guard has no keys.
+    #[error(
+        "the guard is empty, so it asserts nothing; name at least one condition, e.g. {{\"status\": {{\"eq\": \"success\"}}}}, or drop the guard"
+    )]
+    Empty,
+    /// A key names JavaScript's object machinery.
+    #[error(
+        "key \"{key}\" is reserved (it names JavaScript object machinery, so no implementation may read it); rename the field the guard reads"
+    )]
+    ReservedKey {
+        /// The reserved key.
+        key: String,
+    },
+    /// A key maps to something other than an object of operators.
+    #[error(
+        "key \"{key}\" maps to {found} instead of an object of operators; write {{\"{key}\": {{\"eq\": {found}}}}} or another operator"
+    )]
+    OpsNotObject {
+        /// The key.
+        key: String,
+        /// The JSON it mapped to, shortened.
+        found: String,
+    },
+    /// A key maps to `{}`.
+    #[error(
+        "key \"{key}\" declares no operator ({{}}); give it one, e.g. {{\"{key}\": {{\"eq\": …}}}}, or drop the key"
+    )]
+    NoOperator {
+        /// The key.
+        key: String,
+    },
+    /// An operator outside the eight.
+    #[error("key \"{key}\" uses unknown operator \"{op}\"{}; the operators are eq, ne, gt, gte, lt, lte, in, notIn", suggestion.map(|s| format!(" (did you mean \"{s}\"?)")).unwrap_or_default())]
+    UnknownOperator {
+        /// The key.
+        key: String,
+        /// The operator as written.
+        op: String,
+        /// The nearest operator, when one is close.
+        suggestion: Option<&'static str>,
+    },
+    /// An `in`/`notIn` value that is not an array, or is empty.
+    #[error(
+        "key \"{key}\" `{op}` needs a non-empty array of values (an empty `in` never matches and an empty `notIn` always does); write e.g. {{\"{op}\": [\"high\", \"critical\"]}}"
+    )]
+    NeedsNonEmptyList {
+        /// The key.
+        key: String,
+        /// `in` or `notIn`.
+        op: Operator,
+    },
+    /// An `in`/`notIn` list longer than [`MAX_LIST_LEN`].
+    #[error(
+        "key \"{key}\" `{op}` lists {len} values, more than the {MAX_LIST_LEN} a guard may hold; split the condition or guard on a coarser field"
+    )]
+    ListTooLong {
+        /// The key.
+        key: String,
+        /// `in` or `notIn`.
+        op: Operator,
+        /// The list's length.
+        len: usize,
+    },
+    /// A list entry that is not a string, number, boolean or null.
+    #[error(
+        "key \"{key}\" `{op}` holds {found} at position {index}; every entry must be a string, number, boolean or null"
+    )]
+    NonDataEntry {
+        /// The key.
+        key: String,
+        /// `in` or `notIn`.
+        op: Operator,
+        /// The zero-based position of the entry.
+        index: usize,
+        /// The entry, shortened.
+        found: String,
+    },
+    /// An ordered bound that is not a number or a string.
+    #[error(
+        "key \"{key}\" `{op}` compares with {found}; an ordered bound must be a number or a string, e.g. {{\"{op}\": 0.8}}"
+    )]
+    BoundNotComparable {
+        /// The key.
+        key: String,
+        /// `gt`, `gte`, `lt` or `lte`.
+        op: Operator,
+        /// The value, shortened.
+        found: String,
+    },
+    /// An `eq`/`ne` value that is not a string, number, boolean or null.
+    #[error(
+        "key \"{key}\" `{op}` holds {found}; a guard is data, so `{op}` takes a string, number, boolean or null"
+    )]
+    NonDataValue {
+        /// The key.
+        key: String,
+        /// `eq` or `ne`.
+        op: Operator,
+        /// The value, shortened.
+        found: String,
+    },
+}
+
+impl CompileError {
+    /// The stable refusal code (`not-an-object`, `reserved-key`, …).
+    pub fn code(&self) -> &'static str {
+        match self {
+            CompileError::NotAnObject { .. } => "not-an-object",
+            CompileError::Empty => "empty",
+            CompileError::ReservedKey { .. } => "reserved-key",
+            CompileError::OpsNotObject { .. } => "ops-not-object",
+            CompileError::NoOperator { .. } => "no-operator",
+            CompileError::UnknownOperator { .. } => "unknown-operator",
+            CompileError::NeedsNonEmptyList { .. } => "needs-non-empty-list",
+            CompileError::ListTooLong { .. } => "list-too-long",
+            CompileError::NonDataEntry { .. } => "non-data-entry",
+            CompileError::BoundNotComparable { .. } => "bound-not-comparable",
+            CompileError::NonDataValue { .. } => "non-data-value",
+        }
+    }
+
+    /// The key the refusal happened at, when it happened at one.
+    pub fn key(&self) -> Option<&str> {
+        match self {
+            CompileError::NotAnObject { .. } | CompileError::Empty => None,
+            CompileError::ReservedKey { key }
+            | CompileError::OpsNotObject { key, .. }
+            | CompileError::NoOperator { key }
+            | CompileError::UnknownOperator { key, .. }
+            | CompileError::NeedsNonEmptyList { key, .. }
+            | CompileError::ListTooLong { key, .. }
+            | CompileError::NonDataEntry { key, .. }
+            | CompileError::BoundNotComparable { key, .. }
+            | CompileError::NonDataValue { key, .. } => Some(key),
+        }
+    }
+
+    /// The operator the refusal happened at, as written, when it happened at one.
+    pub fn op(&self) -> Option<&str> {
+        match self {
+            CompileError::UnknownOperator { op, .. } => Some(op),
+            CompileError::NeedsNonEmptyList { op, .. }
+            | CompileError::ListTooLong { op, .. }
+            | CompileError::NonDataEntry { op, .. }
+            | CompileError::BoundNotComparable { op, .. }
+            | CompileError::NonDataValue { op, .. } => Some(op.as_str()),
+            _ => None,
+        }
+    }
+}
+
+/// Where a condition reads its actual value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Source {
+    ToolName,
+    Result,
+    Status,
+    Iteration,
+    UserMessage,
+    CurrentSkillId,
+    /// A top-level result field, by its slot in [`Guard::fields`].
+    Field(usize),
+}
+
+impl Source {
+    fn hop(key: &str) -> Option<Source> {
+        Some(match key {
+            "toolName" => Source::ToolName,
+            "result" => Source::Result,
+            "status" => Source::Status,
+            "iteration" => Source::Iteration,
+            "userMessage" => Source::UserMessage,
+            "currentSkillId" => Source::CurrentSkillId,
+            _ => return None,
+        })
+    }
+}
+
+/// A condition's test, with its operand prepared.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Test {
+    Eq(GuardValue),
+    Ne(GuardValue),
+    Compare(Relation, Bound),
+    In(Vec<GuardValue>),
+    NotIn(Vec<GuardValue>),
+}
+
+/// A compiled condition: where it reads and what it tests.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Compiled {
+    pub(crate) source: Source,
+    pub(crate) test: Test,
+}
+
+/// A compiled guard: its [`GuardData`], its predicate ([`Guard::test`]) and
+/// its evidence evaluator ([`Guard::evaluate`]), from one compilation.
+///
+/// ```
+/// use serde_json::json;
+/// use skill_core::GuardView;
+/// use skill_guard::Guard;
+///
+/// let guard = Guard::compile(&json!({
+///     "riskLevel": { "in": ["high", "critical"] },
+///     "status": { "eq": "success" }
+/// }))?;
+/// let view = GuardView::new("lookup_order", r#"{"riskLevel":"high"}"#).with_status("success");
+/// assert!(guard.test(&view));
+/// # Ok::<(), skill_guard::CompileError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Guard {
+    pub(crate) data: GuardData,
+    /// One per data condition, in the same order.
+    pub(crate) compiled: Vec<Compiled>,
+    /// The distinct result fields the guard reads, in first-use order.
+    pub(crate) fields: Vec<Box<str>>,
+}
+
+impl Guard {
+    /// Compile a guard from its JSON form.
+    ///
+    /// Keys are taken in JavaScript's enumeration order: canonical array
+    /// indices (`"0"`, `"7"`) first in ascending order, then the rest as
+    /// written; operators within a key likewise. Checks run in the order the
+    /// SPEC lists them and the first failure is reported.
+    ///
+    /// # Errors
+    ///
+    /// A [`CompileError`] naming the refusal, its key and operator.
+    pub fn compile(guard: &Value) -> Result<Guard, CompileError> {
+        let Value::Object(keys) = guard else {
+            return Err(CompileError::NotAnObject {
+                found: a_json_type(guard),
+            });
+        };
+        if keys.is_empty() {
+            return Err(CompileError::Empty);
+        }
+        let mut guard = Guard {
+            data: GuardData {
+                conditions: Vec::new(),
+            },
+            compiled: Vec::new(),
+            fields: Vec::new(),
+        };
+        for (key, ops) in enumerate(keys) {
+            if RESERVED_KEYS.contains(&key.as_str()) {
+                return Err(CompileError::ReservedKey { key: key.clone() });
+            }
+            let Value::Object(ops) = ops else {
+                return Err(CompileError::OpsNotObject {
+                    key: key.clone(),
+                    found: shortened(ops),
+                });
+            };
+            if ops.is_empty() {
+                return Err(CompileError::NoOperator { key: key.clone() });
+            }
+            for (op_name, value) in enumerate(ops) {
+                let Some(op) = Operator::parse(op_name) else {
+                    return Err(CompileError::UnknownOperator {
+                        key: key.clone(),
+                        op: op_name.clone(),
+                        suggestion: nearest_operator(op_name),
+                    });
+                };
+                let value = condition_value(key, op, value)?;
+                guard.push(Condition {
+                    key: key.clone(),
+                    op,
+                    value,
+                });
+            }
+        }
+        Ok(guard)
+    }
+
+    /// Compile a guard from [`GuardData`] (for instance data built in Rust or
+    /// read back from a record).
+    ///
+    /// # Errors
+    ///
+    /// The same refusals as [`Guard::compile`] on the data's JSON form.
+    pub fn from_data(data: &GuardData) -> Result<Guard, CompileError> {
+        Guard::compile(&data.to_json())
+    }
+
+    fn push(&mut self, condition: Condition) {
+        let source = Source::hop(&condition.key).unwrap_or_else(|| {
+            let slot = match self
+                .fields
+                .iter()
+                .position(|field| **field == *condition.key)
+            {
+                Some(slot) => slot,
+                None => {
+                    self.fields.push(condition.key.as_str().into());
+                    self.fields.len() - 1
+                }
+            };
+            Source::Field(slot)
+        });
+        let test = match (&condition.op, &condition.value) {
+            (Operator::In, ConditionValue::List(list)) => Test::In(list.clone()),
+            (Operator::NotIn, ConditionValue::List(list)) => Test::NotIn(list.clone()),
+            (Operator::Eq, ConditionValue::Scalar(value)) => Test::Eq(value.clone()),
+            (Operator::Ne, ConditionValue::Scalar(value)) => Test::Ne(value.clone()),
+            (op, ConditionValue::Scalar(value)) => {
+                let relation = match op {
+                    Operator::Gt => Relation::Gt,
+                    Operator::Gte => Relation::Gte,
+                    Operator::Lt => Relation::Lt,
+                    _ => Relation::Lte,
+                };
+                // `condition_value` admitted only numbers and strings here.
+                Test::Compare(
+                    relation,
+                    Bound::of(value).unwrap_or(Bound::Number(f64::NAN)),
+                )
+            }
+            // `condition_value` pairs lists with `in`/`notIn` only.
+            (_, ConditionValue::List(list)) => Test::In(list.clone()),
+        };
+        self.compiled.push(Compiled { source, test });
+        self.data.conditions.push(condition);
+    }
+
+    /// The serializable description: the ordered condition list.
+    pub fn data(&self) -> &GuardData {
+        &self.data
+    }
+
+    /// Whether any condition reads a field of the result (so evaluating it
+    /// parses the result).
+    pub fn reads_result_fields(&self) -> bool {
+        !self.fields.is_empty()
+    }
+}
+
+/// Members in JavaScript's own-key order.
+fn enumerate(map: &Map<String, Value>) -> impl Iterator<Item = (&String, &Value)> {
+    let members: Vec<(&String, &Value)> = map.iter().collect();
+    js_key_order(&members, |(key, _)| key.as_str())
+        .into_iter()
+        .map(move |at| members[at])
+}
+
+fn condition_value(key: &str, op: Operator, value: &Value) -> Result<ConditionValue, CompileError> {
+    match op {
+        Operator::In | Operator::NotIn => {
+            let Value::Array(list) = value else {
+                return Err(CompileError::NeedsNonEmptyList {
+                    key: key.to_owned(),
+                    op,
+                });
+            };
+            if list.is_empty() {
+                return Err(CompileError::NeedsNonEmptyList {
+                    key: key.to_owned(),
+                    op,
+                });
+            }
+            if list.len() > MAX_LIST_LEN {
+                return Err(CompileError::ListTooLong {
+                    key: key.to_owned(),
+                    op,
+                    len: list.len(),
+                });
+            }
+            let mut values = Vec::with_capacity(list.len());
+            for (index, entry) in list.iter().enumerate() {
+                let Some(entry) = scalar(entry) else {
+                    return Err(CompileError::NonDataEntry {
+                        key: key.to_owned(),
+                        op,
+                        index,
+                        found: shortened(entry),
+                    });
+                };
+                values.push(entry);
+            }
+            Ok(ConditionValue::List(values))
+        }
+        Operator::Gt | Operator::Gte | Operator::Lt | Operator::Lte => match scalar(value) {
+            Some(bound @ (GuardValue::Number(_) | GuardValue::String(_))) => {
+                Ok(ConditionValue::Scalar(bound))
+            }
+            _ => Err(CompileError::BoundNotComparable {
+                key: key.to_owned(),
+                op,
+                found: shortened(value),
+            }),
+        },
+        Operator::Eq | Operator::Ne => {
+            scalar(value)
+                .map(ConditionValue::Scalar)
+                .ok_or_else(|| CompileError::NonDataValue {
+                    key: key.to_owned(),
+                    op,
+                    found: shortened(value),
+                })
+        }
+    }
+}
+
+/// A JSON scalar as a guard value; `None` for arrays and objects.
+fn scalar(value: &Value) -> Option<GuardValue> {
+    Some(match value {
+        Value::Null => GuardValue::Null,
+        Value::Bool(b) => GuardValue::Bool(*b),
+        Value::Number(n) => GuardValue::Number(n.as_f64()?),
+        Value::String(text) => GuardValue::String(text.clone()),
+        Value::Array(_) | Value::Object(_) => return None,
+    })
+}
+
+fn a_json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A value's JSON text, cut to 60 characters for a message.
+fn shortened(value: &Value) -> String {
+    let text = value.to_string();
+    match text.char_indices().nth(60) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    }
+}
+
+/// The operator a misspelling most likely meant: same letters ignoring
+/// case, or one edit away.
+fn nearest_operator(written: &str) -> Option<&'static str> {
+    Operator::ALL
+        .into_iter()
+        .map(Operator::as_str)
+        .find(|op| op.eq_ignore_ascii_case(written))
+        .or_else(|| {
+            Operator::ALL
+                .into_iter()
+                .map(Operator::as_str)
+                .find(|op| edit_distance(op, written) <= 1)
+        })
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let next = (diagonal + usize::from(ca != *cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn refusal(guard: Value) -> (String, Option<String>, Option<String>) {
+        let err = Guard::compile(&guard).unwrap_err();
+        (
+            err.code().to_owned(),
+            err.key().map(str::to_owned),
+            err.op().map(str::to_owned),
+        )
+    }
+
+    fn parse(text: &str) -> Value {
+        serde_json::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn keys_enumerate_in_javascript_order() {
+        let guard = Guard::compile(&parse(
+            r#"{"b":{"eq":1},"10":{"eq":2},"2":{"eq":3},"a":{"eq":4}}"#,
+        ))
+        .unwrap();
+        let keys: Vec<_> = guard
+            .data()
+            .conditions
+            .iter()
+            .map(|c| c.key.as_str())
+            .collect();
+        assert_eq!(keys, ["2", "10", "b", "a"]);
+    }
+
+    #[test]
+    fn refusals_name_where_they_happened() {
+        assert_eq!(refusal(json!([1])), ("not-an-object".into(), None, None));
+        assert_eq!(refusal(json!({})), ("empty".into(), None, None));
+        assert_eq!(refusal(json!({"constructor": {"eq": 1}})).0, "reserved-key");
+        assert_eq!(refusal(json!({"a": "eq"})).0, "ops-not-object");
+        assert_eq!(refusal(json!({"a": {}})).0, "no-operator");
+        assert_eq!(
+            refusal(json!({"a": {"gle": 1}})),
+            (
+                "unknown-operator".into(),
+                Some("a".into()),
+                Some("gle".into())
+            )
+        );
+        assert_eq!(refusal(json!({"a": {"in": []}})).0, "needs-non-empty-list");
+        assert_eq!(
+            refusal(json!({"a": {"notIn": "x"}})).0,
+            "needs-non-empty-list"
+        );
+        assert_eq!(
+            refusal(json!({"a": {"in": vec![1; 1001]}})).0,
+            "list-too-long"
+        );
+        assert_eq!(refusal(json!({"a": {"in": [1, [2]]}})).0, "non-data-entry");
+        assert_eq!(
+            refusal(json!({"a": {"gt": true}})),
+            (
+                "bound-not-comparable".into(),
+                Some("a".into()),
+                Some("gt".into())
+            )
+        );
+        assert_eq!(refusal(json!({"a": {"eq": {"x": 1}}})).0, "non-data-value");
+        assert!(Guard::compile(&json!({"a": {"in": vec![1; 1000]}})).is_ok());
+    }
+
+    #[test]
+    fn the_first_failure_in_enumeration_order_wins() {
+        // "0" enumerates before "b", so its unknown operator is reported first.
+        assert_eq!(
+            refusal(parse(r#"{"b":{"in":[]},"0":{"zz":1}}"#)).0,
+            "unknown-operator"
+        );
+        // Operators enumerate the same way within a key.
+        assert_eq!(
+            refusal(parse(r#"{"a":{"in":[],"0":1}}"#)),
+            (
+                "unknown-operator".into(),
+                Some("a".into()),
+                Some("0".into())
+            )
+        );
+        // Reserved is checked before the shape of the key's operators.
+        assert_eq!(refusal(json!({"valueOf": 3})).0, "reserved-key");
+    }
+
+    #[test]
+    fn messages_name_the_key_the_operator_and_a_fix() {
+        let err = Guard::compile(&json!({"score": {"gte": [1]}})).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains("\"score\"")
+                && text.contains("`gte`")
+                && text.contains("must be a number or a string"),
+            "{text}"
+        );
+        let err = Guard::compile(&json!({"score": {"GTE": 1}})).unwrap_err();
+        assert!(err.to_string().contains("did you mean \"gte\""), "{err}");
+        let err = Guard::compile(&json!({"score": {"notin": [1]}})).unwrap_err();
+        assert!(err.to_string().contains("did you mean \"notIn\""), "{err}");
+    }
+
+    #[test]
+    fn data_round_trips_through_json() {
+        let guard = Guard::compile(
+            &json!({"riskLevel": {"in": ["high"], "ne": null}, "score": {"gte": 0.8}}),
+        )
+        .unwrap();
+        let again = Guard::from_data(guard.data()).unwrap();
+        assert_eq!(again, guard);
+        assert_eq!(guard.fields.len(), 2);
+    }
+}

@@ -1,0 +1,414 @@
+//! What a guard *is*: the serializable, ordered list of conditions that one
+//! compilation produces, and the plain-data values a condition compares with.
+
+use std::fmt;
+
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Serialize, Serializer};
+
+use crate::js_number;
+
+/// The eight guard operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Operator {
+    /// Strict equality.
+    Eq,
+    /// Strict inequality.
+    Ne,
+    /// Greater than, by JavaScript comparison.
+    Gt,
+    /// Greater than or equal (not less than).
+    Gte,
+    /// Less than.
+    Lt,
+    /// Less than or equal.
+    Lte,
+    /// Member of a list (SameValueZero).
+    In,
+    /// Not a member of a list; true for a missing value.
+    NotIn,
+}
+
+impl Operator {
+    /// The eight operators in the grammar's order.
+    pub const ALL: [Operator; 8] = [
+        Operator::Eq,
+        Operator::Ne,
+        Operator::Gt,
+        Operator::Gte,
+        Operator::Lt,
+        Operator::Lte,
+        Operator::In,
+        Operator::NotIn,
+    ];
+
+    /// The operator as the grammar spells it (`notIn`, not `not_in`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Operator::Eq => "eq",
+            Operator::Ne => "ne",
+            Operator::Gt => "gt",
+            Operator::Gte => "gte",
+            Operator::Lt => "lt",
+            Operator::Lte => "lte",
+            Operator::In => "in",
+            Operator::NotIn => "notIn",
+        }
+    }
+
+    /// The operator spelt exactly `name`, if it is one.
+    pub fn parse(name: &str) -> Option<Operator> {
+        Operator::ALL.into_iter().find(|op| op.as_str() == name)
+    }
+
+    /// The symbol captions use: `= ≠ > ≥ < ≤ in not in`.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Operator::Eq => "=",
+            Operator::Ne => "≠",
+            Operator::Gt => ">",
+            Operator::Gte => "≥",
+            Operator::Lt => "<",
+            Operator::Lte => "≤",
+            Operator::In => "in",
+            Operator::NotIn => "not in",
+        }
+    }
+
+    /// Whether the operator takes a list (`in`, `notIn`).
+    pub fn takes_list(self) -> bool {
+        matches!(self, Operator::In | Operator::NotIn)
+    }
+
+    /// Whether the operator is an ordered bound (`gt gte lt lte`).
+    pub fn is_bound(self) -> bool {
+        matches!(
+            self,
+            Operator::Gt | Operator::Gte | Operator::Lt | Operator::Lte
+        )
+    }
+}
+
+impl fmt::Display for Operator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Operator {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// A plain-data value a condition compares with: what JSON calls a scalar.
+/// Numbers are JavaScript numbers (IEEE doubles).
+#[derive(Debug, Clone, PartialEq)]
+pub enum GuardValue {
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A number.
+    Number(f64),
+    /// A string.
+    String(String),
+}
+
+impl GuardValue {
+    /// JavaScript strict equality (`===`): same type and value; `0 === -0`.
+    pub fn strict_equals(&self, other: &GuardValue) -> bool {
+        match (self, other) {
+            (GuardValue::Null, GuardValue::Null) => true,
+            (GuardValue::Bool(a), GuardValue::Bool(b)) => a == b,
+            (GuardValue::Number(a), GuardValue::Number(b)) => a == b,
+            (GuardValue::String(a), GuardValue::String(b)) => a == b,
+            _ => false,
+        }
+    }
+
+    /// The string, when the value is one.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            GuardValue::String(text) => Some(text),
+            _ => None,
+        }
+    }
+
+    /// The type name JavaScript's `typeof` would give (`object` for null).
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            GuardValue::Null => "null",
+            GuardValue::Bool(_) => "boolean",
+            GuardValue::Number(_) => "number",
+            GuardValue::String(_) => "string",
+        }
+    }
+
+    /// The value as JavaScript's `String(v)` prints it: strings unquoted,
+    /// numbers as JavaScript prints them.
+    pub fn to_js_string(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl fmt::Display for GuardValue {
+    /// JavaScript's `String(v)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GuardValue::Null => f.write_str("null"),
+            GuardValue::Bool(b) => write!(f, "{b}"),
+            GuardValue::Number(n) => f.write_str(&js_number::to_js_string(*n)),
+            GuardValue::String(text) => f.write_str(text),
+        }
+    }
+}
+
+impl From<&str> for GuardValue {
+    fn from(text: &str) -> Self {
+        GuardValue::String(text.to_owned())
+    }
+}
+
+impl From<String> for GuardValue {
+    fn from(text: String) -> Self {
+        GuardValue::String(text)
+    }
+}
+
+impl From<f64> for GuardValue {
+    fn from(n: f64) -> Self {
+        GuardValue::Number(n)
+    }
+}
+
+impl From<i32> for GuardValue {
+    fn from(n: i32) -> Self {
+        GuardValue::Number(f64::from(n))
+    }
+}
+
+impl From<u32> for GuardValue {
+    fn from(n: u32) -> Self {
+        GuardValue::Number(f64::from(n))
+    }
+}
+
+impl From<bool> for GuardValue {
+    fn from(b: bool) -> Self {
+        GuardValue::Bool(b)
+    }
+}
+
+impl From<GuardValue> for serde_json::Value {
+    fn from(value: GuardValue) -> Self {
+        match value {
+            GuardValue::Null => serde_json::Value::Null,
+            GuardValue::Bool(b) => serde_json::Value::Bool(b),
+            GuardValue::Number(n) => json_number(n),
+            GuardValue::String(text) => serde_json::Value::String(text),
+        }
+    }
+}
+
+/// A number as JSON: an integer where it is one (so `5` prints as `5`, as
+/// JavaScript prints it), `null` where JSON has no spelling (as
+/// `JSON.stringify` does).
+fn json_number(n: f64) -> serde_json::Value {
+    if let Some(int) = exact_integer(n) {
+        serde_json::Value::from(int)
+    } else {
+        serde_json::Number::from_f64(n).map_or(serde_json::Value::Null, serde_json::Value::Number)
+    }
+}
+
+/// `n` as an `i64` when it is an integer that `f64` holds exactly.
+fn exact_integer(n: f64) -> Option<i64> {
+    const SAFE: f64 = 9_007_199_254_740_992.0;
+    // The cast is exact: the value is integral and within ±2^53.
+    #[allow(clippy::cast_possible_truncation)]
+    (n.fract() == 0.0 && n.abs() <= SAFE).then_some(n as i64)
+}
+
+impl Serialize for GuardValue {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            GuardValue::Null => serializer.serialize_unit(),
+            GuardValue::Bool(b) => serializer.serialize_bool(*b),
+            GuardValue::Number(n) => match exact_integer(*n) {
+                Some(int) => serializer.serialize_i64(int),
+                None if n.is_finite() => serializer.serialize_f64(*n),
+                None => serializer.serialize_unit(),
+            },
+            GuardValue::String(text) => serializer.serialize_str(text),
+        }
+    }
+}
+
+/// The value a condition holds: a scalar, or a list for `in`/`notIn`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ConditionValue {
+    /// The value of `eq ne gt gte lt lte`.
+    Scalar(GuardValue),
+    /// The list of `in`/`notIn`.
+    List(Vec<GuardValue>),
+}
+
+impl ConditionValue {
+    /// The scalar, when the value is not a list.
+    pub fn as_scalar(&self) -> Option<&GuardValue> {
+        match self {
+            ConditionValue::Scalar(value) => Some(value),
+            ConditionValue::List(_) => None,
+        }
+    }
+
+    /// The list, when the value is one.
+    pub fn as_list(&self) -> Option<&[GuardValue]> {
+        match self {
+            ConditionValue::List(list) => Some(list),
+            ConditionValue::Scalar(_) => None,
+        }
+    }
+
+    /// Whether a list value holds `value` (SameValueZero, which for JSON data
+    /// is strict equality). A scalar holds nothing.
+    pub fn list_holds(&self, value: &GuardValue) -> bool {
+        self.as_list()
+            .is_some_and(|list| list.iter().any(|member| member.strict_equals(value)))
+    }
+}
+
+impl fmt::Display for ConditionValue {
+    /// The caption form: a scalar as `String(v)`, a list as `[a, b]`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConditionValue::Scalar(value) => value.fmt(f),
+            ConditionValue::List(list) => {
+                f.write_str("[")?;
+                for (index, member) in list.iter().enumerate() {
+                    if index > 0 {
+                        f.write_str(", ")?;
+                    }
+                    member.fmt(f)?;
+                }
+                f.write_str("]")
+            }
+        }
+    }
+}
+
+impl Serialize for ConditionValue {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ConditionValue::Scalar(value) => value.serialize(serializer),
+            ConditionValue::List(list) => {
+                let mut seq = serializer.serialize_seq(Some(list.len()))?;
+                for member in list {
+                    seq.serialize_element(member)?;
+                }
+                seq.end()
+            }
+        }
+    }
+}
+
+impl From<ConditionValue> for serde_json::Value {
+    fn from(value: ConditionValue) -> Self {
+        match value {
+            ConditionValue::Scalar(scalar) => scalar.into(),
+            ConditionValue::List(list) => {
+                serde_json::Value::Array(list.into_iter().map(Into::into).collect())
+            }
+        }
+    }
+}
+
+/// One condition: `key op value`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Condition {
+    /// The key read: a hop key, or a top-level field of the result.
+    pub key: String,
+    /// The operator.
+    pub op: Operator,
+    /// What the operator compares with.
+    pub value: ConditionValue,
+}
+
+impl Serialize for Condition {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(3))?;
+        map.serialize_entry("key", &self.key)?;
+        map.serialize_entry("op", &self.op)?;
+        map.serialize_entry("value", &self.value)?;
+        map.end()
+    }
+}
+
+/// The serializable description of a compiled guard: its conditions in
+/// enumeration order (index-like keys first, then keys as written; operators
+/// likewise within a key). Every condition is ANDed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GuardData {
+    /// The conditions, in the order they are judged and reported.
+    pub conditions: Vec<Condition>,
+}
+
+impl GuardData {
+    /// The conditions on one key, in order.
+    pub fn conditions_on<'a>(&'a self, key: &'a str) -> impl Iterator<Item = &'a Condition> + 'a {
+        self.conditions.iter().filter(move |c| c.key == key)
+    }
+
+    /// The guard's JSON form (`{ key: { op: value } }`), which compiles back to
+    /// this same data.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut guard = serde_json::Map::new();
+        for condition in &self.conditions {
+            let ops = guard
+                .entry(condition.key.clone())
+                .or_insert_with(|| serde_json::Value::Object(serde_json::Map::new()));
+            if let serde_json::Value::Object(ops) = ops {
+                ops.insert(
+                    condition.op.as_str().to_owned(),
+                    condition.value.clone().into(),
+                );
+            }
+        }
+        serde_json::Value::Object(guard)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_serialize_as_javascript_prints_them() {
+        let values = ConditionValue::List(vec![
+            GuardValue::Number(5.0),
+            GuardValue::Number(0.5),
+            GuardValue::Number(-0.0),
+            GuardValue::Number(1e21),
+            GuardValue::Number(f64::INFINITY),
+        ]);
+        assert_eq!(
+            serde_json::to_string(&values).unwrap(),
+            "[5,0.5,0,1e+21,null]"
+        );
+    }
+
+    #[test]
+    fn strict_equality_is_typed() {
+        assert!(GuardValue::Number(0.0).strict_equals(&GuardValue::Number(-0.0)));
+        assert!(!GuardValue::Number(1.0).strict_equals(&GuardValue::from("1")));
+        assert!(!GuardValue::Null.strict_equals(&GuardValue::Bool(false)));
+    }
+
+    #[test]
+    fn captions_print_lists_with_spaces() {
+        let list =
+            ConditionValue::List(vec!["a".into(), GuardValue::Number(1.5), GuardValue::Null]);
+        assert_eq!(list.to_string(), "[a, 1.5, null]");
+    }
+}

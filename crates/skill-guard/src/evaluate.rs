@@ -1,0 +1,246 @@
+//! Running a compiled guard over a hop: the predicate that routes, and the
+//! evaluator that leaves per-condition evidence. Both read the result at most
+//! once, and only when a condition names a result field; their verdicts are
+//! the same by construction (one test per condition, shared).
+
+use std::borrow::Cow;
+
+use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
+use skill_core::GuardView;
+
+use crate::compile::{Compiled, Guard, Source, Test};
+use crate::data::Condition;
+use crate::js_value::{JsValue, summarize};
+use crate::result_fields::{Fields, read_fields};
+
+/// The evidence of one evaluation: the verdict and every condition judged.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Evaluation<'g> {
+    /// Whether every condition passed (the predicate's answer).
+    pub verdict: bool,
+    /// Each condition with what it read and whether it passed, in order.
+    pub conditions: Vec<ConditionEvidence<'g>>,
+}
+
+/// One condition's evidence.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConditionEvidence<'g> {
+    /// The condition judged.
+    pub condition: &'g Condition,
+    /// What the key read, bounded: `undefined`, a string verbatim, a scalar as
+    /// JavaScript prints it, a structure as JSON; cut to 80 UTF-16 units.
+    pub actual_summary: String,
+    /// Whether the condition passed.
+    pub passed: bool,
+}
+
+impl Serialize for ConditionEvidence<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(5))?;
+        map.serialize_entry("key", &self.condition.key)?;
+        map.serialize_entry("op", &self.condition.op)?;
+        map.serialize_entry("value", &self.condition.value)?;
+        map.serialize_entry("actual_summary", &self.actual_summary)?;
+        map.serialize_entry("passed", &self.passed)?;
+        map.end()
+    }
+}
+
+impl Test {
+    fn passes(&self, actual: &JsValue<'_>) -> bool {
+        match self {
+            Test::Eq(value) => actual.strict_equals(value),
+            Test::Ne(value) => !actual.strict_equals(value),
+            Test::Compare(relation, bound) => actual.compare(*relation, bound),
+            Test::In(list) => actual.is_in(list),
+            Test::NotIn(list) => !actual.is_in(list),
+        }
+    }
+}
+
+/// The actual value a hop key reads.
+fn hop_value<'v>(view: &GuardView<'v>, source: Source) -> JsValue<'v> {
+    let text = |s: &'v str| JsValue::Str(Cow::Borrowed(s));
+    match source {
+        Source::ToolName => text(view.tool_name),
+        Source::Result => text(view.result),
+        Source::Status => view.status.map_or(JsValue::Undefined, text),
+        Source::Iteration => JsValue::Number(view.iteration),
+        Source::UserMessage => text(view.user_message),
+        Source::CurrentSkillId => view.current_skill_id.map_or(JsValue::Undefined, text),
+        Source::Field(_) => JsValue::Undefined,
+    }
+}
+
+/// What a field of a result that is not a JSON object reads.
+const UNDEFINED: &JsValue<'static> = &JsValue::Undefined;
+
+/// The result fields a guard reads, parsed once.
+struct Reading<'v> {
+    fields: Option<Fields<'v>>,
+}
+
+impl<'v> Reading<'v> {
+    fn new(guard: &Guard, view: &GuardView<'v>) -> Self {
+        let fields = if guard.fields.is_empty() {
+            None
+        } else {
+            read_fields(view.result, &guard.fields)
+        };
+        Reading { fields }
+    }
+
+    fn passes(&self, view: &GuardView<'v>, compiled: &Compiled) -> bool {
+        match compiled.source {
+            Source::Field(slot) => compiled.test.passes(self.field(slot)),
+            hop => compiled.test.passes(&hop_value(view, hop)),
+        }
+    }
+
+    fn field(&self, slot: usize) -> &JsValue<'v> {
+        self.fields
+            .as_ref()
+            .and_then(|fields| fields.get(slot))
+            .unwrap_or(UNDEFINED)
+    }
+}
+
+impl Guard {
+    /// The predicate: whether every condition passes for this hop.
+    ///
+    /// Conditions on hop keys are judged first, so a failing one answers
+    /// without reading the result; the result is parsed at most once.
+    pub fn test(&self, view: &GuardView<'_>) -> bool {
+        let hops_pass = self
+            .compiled
+            .iter()
+            .filter(|c| !matches!(c.source, Source::Field(_)))
+            .all(|c| c.test.passes(&hop_value(view, c.source)));
+        if !hops_pass {
+            return false;
+        }
+        if self.fields.is_empty() {
+            return true;
+        }
+        let reading = Reading::new(self, view);
+        self.compiled
+            .iter()
+            .filter(|c| matches!(c.source, Source::Field(_)))
+            .all(|c| reading.passes(view, c))
+    }
+
+    /// The evaluator: every condition judged, with what it read.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use skill_core::GuardView;
+    /// use skill_guard::Guard;
+    ///
+    /// let guard = Guard::compile(&json!({ "score": { "gte": 0.8 } }))?;
+    /// let evaluation = guard.evaluate(&GuardView::new("score", r#"{"score":0.5}"#));
+    /// assert!(!evaluation.verdict);
+    /// assert_eq!(evaluation.conditions[0].actual_summary, "0.5");
+    /// # Ok::<(), skill_guard::CompileError>(())
+    /// ```
+    pub fn evaluate(&self, view: &GuardView<'_>) -> Evaluation<'_> {
+        let reading = Reading::new(self, view);
+        let mut verdict = true;
+        let conditions = self
+            .compiled
+            .iter()
+            .zip(&self.data.conditions)
+            .map(|(compiled, condition)| {
+                let (passed, actual_summary) = match compiled.source {
+                    Source::Field(slot) => {
+                        let actual = reading.field(slot);
+                        (compiled.test.passes(actual), summarize(actual))
+                    }
+                    hop => {
+                        let actual = hop_value(view, hop);
+                        (compiled.test.passes(&actual), summarize(&actual))
+                    }
+                };
+                verdict &= passed;
+                ConditionEvidence {
+                    condition,
+                    actual_summary,
+                    passed,
+                }
+            })
+            .collect();
+        Evaluation {
+            verdict,
+            conditions,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn view(result: &str) -> GuardView<'_> {
+        GuardView::new("lookup_order", result)
+            .with_iteration(3.0)
+            .with_user_message("m")
+    }
+
+    #[test]
+    fn predicate_and_evaluator_agree_and_record_every_condition() {
+        let guard = Guard::compile(&json!({
+            "riskLevel": {"in": ["high", "critical"]},
+            "score": {"gte": 0.8},
+            "status": {"eq": "success"}
+        }))
+        .unwrap();
+        let hop = view(r#"{"riskLevel":"high","score":0.9}"#).with_status("success");
+        assert!(guard.test(&hop));
+        let evaluation = guard.evaluate(&hop);
+        assert!(evaluation.verdict);
+        let low = view(r#"{"riskLevel":"low","score":0.9}"#);
+        assert!(!guard.test(&low));
+        let evaluation = guard.evaluate(&low);
+        assert!(!evaluation.verdict);
+        let passed: Vec<_> = evaluation.conditions.iter().map(|c| c.passed).collect();
+        assert_eq!(passed, [false, true, false]);
+        assert_eq!(evaluation.conditions[2].actual_summary, "undefined");
+    }
+
+    #[test]
+    fn missing_fields_read_undefined_and_not_in_passes() {
+        let guard =
+            Guard::compile(&json!({"tier": {"notIn": ["gold"]}, "count": {"ne": 3}})).unwrap();
+        for result in ["[1]", "not json", "{}", r#"{"tier":"silver"}"#] {
+            assert!(guard.test(&view(result)), "{result}");
+        }
+        assert!(!guard.test(&view(r#"{"tier":"gold"}"#)));
+    }
+
+    #[test]
+    fn evidence_serializes_in_the_documented_shape() {
+        let guard = Guard::compile(&json!({"iteration": {"lte": 5}})).unwrap();
+        let evaluation = guard.evaluate(&view("x"));
+        assert_eq!(
+            serde_json::to_value(&evaluation).unwrap(),
+            json!({"verdict": true, "conditions": [
+                {"key": "iteration", "op": "lte", "value": 5, "actual_summary": "3", "passed": true}
+            ]})
+        );
+    }
+
+    #[test]
+    fn hop_keys_read_the_view() {
+        let guard = Guard::compile(&json!({
+            "toolName": {"eq": "lookup_order"},
+            "userMessage": {"eq": "m"},
+            "currentSkillId": {"eq": "triage"},
+            "result": {"ne": ""}
+        }))
+        .unwrap();
+        assert!(!guard.test(&view("r")));
+        assert!(guard.test(&view("r").with_current_skill("triage")));
+    }
+}

@@ -1,0 +1,631 @@
+//! Reading a tool result the way `JSON.parse` would, but only as far as a
+//! guard needs: the named top-level fields of a JSON object.
+//!
+//! One pass validates the whole text (an invalid text anywhere means every
+//! field reads `undefined`, as a failed `JSON.parse` does) and builds values
+//! only for the keys the guard names; everything else is skipped without
+//! allocating. A repeated key keeps its last value. Nesting is handled with
+//! explicit stacks, so depth costs memory, never the call stack.
+//!
+//! Where `JSON.parse` would produce a string holding a lone surrogate (an
+//! unpaired `\uD800` escape), the reader produces U+FFFD: Rust strings hold
+//! Unicode scalar values only.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use smallvec::SmallVec;
+
+use crate::js_value::JsValue;
+
+/// The values of the wanted keys, in the order of `keys`.
+pub(crate) type Fields<'a> = SmallVec<[JsValue<'a>; 4]>;
+
+/// Read the top-level fields `keys` of `text`. `None` when `text` is not a
+/// JSON object (an array, a scalar or invalid text): then every key reads
+/// `undefined`.
+pub(crate) fn read_fields<'a>(text: &'a str, keys: &[Box<str>]) -> Option<Fields<'a>> {
+    let mut fields: Fields<'a> = keys.iter().map(|_| JsValue::Undefined).collect();
+    let mut reader = Reader {
+        text,
+        bytes: text.as_bytes(),
+        at: 0,
+    };
+    reader.space();
+    if !reader.eat(b'{') {
+        return None;
+    }
+    reader.space();
+    if !reader.eat(b'}') {
+        loop {
+            reader.space();
+            let key = reader.key_span()?;
+            reader.space();
+            reader.expect(b':')?;
+            match reader.slot_of(key, keys) {
+                Some(slot) => fields[slot] = reader.value()?,
+                None => reader.skip_value()?,
+            }
+            reader.space();
+            match reader.next()? {
+                b',' => {}
+                b'}' => break,
+                _ => return None,
+            }
+        }
+    }
+    reader.space();
+    (reader.at == reader.bytes.len()).then_some(fields)
+}
+
+/// Whether `text` is one valid JSON document (of any type), by the same
+/// grammar `read_fields` applies.
+#[cfg(test)]
+pub(crate) fn is_valid_json(text: &str) -> bool {
+    let mut reader = Reader {
+        text,
+        bytes: text.as_bytes(),
+        at: 0,
+    };
+    reader.skip_value().is_some() && {
+        reader.space();
+        reader.at == reader.bytes.len()
+    }
+}
+
+/// A string token: the text between the quotes, and whether it holds escapes.
+#[derive(Clone, Copy)]
+struct Span {
+    start: usize,
+    end: usize,
+    escaped: bool,
+}
+
+/// A container being built.
+enum Frame<'a> {
+    Array(Vec<JsValue<'a>>),
+    Object(Members<'a>),
+}
+
+/// An object being built: members in first-written order, the key waiting
+/// for its value, and (past a few members) an index for repeated keys.
+struct Members<'a> {
+    members: Vec<(Cow<'a, str>, JsValue<'a>)>,
+    pending: Cow<'a, str>,
+    index: Option<HashMap<Cow<'a, str>, usize>>,
+}
+
+/// Past this many members, repeated keys are found by hashing.
+const LINEAR_MEMBERS: usize = 16;
+
+impl<'a> Members<'a> {
+    fn new(first_key: Cow<'a, str>) -> Self {
+        Members {
+            members: Vec::new(),
+            pending: first_key,
+            index: None,
+        }
+    }
+
+    /// Set the pending key to `value`: a repeated key keeps its position and
+    /// takes the new value, as `JSON.parse` does.
+    fn settle(&mut self, value: JsValue<'a>) {
+        let key = std::mem::take(&mut self.pending);
+        let existing = match &mut self.index {
+            Some(index) => index.get(&key).copied(),
+            None => self.members.iter().position(|(known, _)| *known == key),
+        };
+        if let Some(at) = existing {
+            self.members[at].1 = value;
+            return;
+        }
+        if let Some(index) = &mut self.index {
+            index.insert(key.clone(), self.members.len());
+        } else if self.members.len() == LINEAR_MEMBERS {
+            let mut index: HashMap<Cow<'a, str>, usize> = self
+                .members
+                .iter()
+                .enumerate()
+                .map(|(at, (known, _))| (known.clone(), at))
+                .collect();
+            index.insert(key.clone(), self.members.len());
+            self.index = Some(index);
+        }
+        self.members.push((key, value));
+    }
+}
+
+struct Reader<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    at: usize,
+}
+
+/// Eight copies of a byte.
+const fn splat(byte: u8) -> u64 {
+    u64::from_ne_bytes([byte; 8])
+}
+
+/// Whether any byte of `chunk` is `"`, `\` or a control character: the bytes
+/// that end the fast run through a string.
+fn has_string_stop(chunk: u64) -> bool {
+    const LOW: u64 = splat(0x01);
+    const HIGH: u64 = splat(0x80);
+    let quote = chunk ^ splat(b'"');
+    let backslash = chunk ^ splat(b'\\');
+    let zero_in = |v: u64| v.wrapping_sub(LOW) & !v & HIGH;
+    let below_space = chunk.wrapping_sub(splat(0x20)) & !chunk & HIGH;
+    (zero_in(quote) | zero_in(backslash) | below_space) != 0
+}
+
+impl<'a> Reader<'a> {
+    fn space(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes.get(self.at) {
+            self.at += 1;
+        }
+    }
+
+    fn next(&mut self) -> Option<u8> {
+        let byte = *self.bytes.get(self.at)?;
+        self.at += 1;
+        Some(byte)
+    }
+
+    fn eat(&mut self, byte: u8) -> bool {
+        let hit = self.bytes.get(self.at) == Some(&byte);
+        if hit {
+            self.at += 1;
+        }
+        hit
+    }
+
+    fn expect(&mut self, byte: u8) -> Option<()> {
+        self.eat(byte).then_some(())
+    }
+
+    fn literal(&mut self, rest: &[u8]) -> Option<()> {
+        let end = self.at + rest.len();
+        (self.bytes.get(self.at..end) == Some(rest)).then(|| self.at = end)
+    }
+
+    /// A key: `"…"` at the cursor.
+    fn key_span(&mut self) -> Option<Span> {
+        self.expect(b'"')?;
+        self.string_span()
+    }
+
+    /// The rest of a string whose opening quote was consumed.
+    fn string_span(&mut self) -> Option<Span> {
+        let start = self.at;
+        let mut escaped = false;
+        loop {
+            while let Some(chunk) = self.bytes.get(self.at..self.at + 8) {
+                let chunk = u64::from_ne_bytes(chunk.try_into().ok()?);
+                if has_string_stop(chunk) {
+                    break;
+                }
+                self.at += 8;
+            }
+            match self.next()? {
+                b'"' => {
+                    return Some(Span {
+                        start,
+                        end: self.at - 1,
+                        escaped,
+                    });
+                }
+                b'\\' => {
+                    escaped = true;
+                    match self.next()? {
+                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {}
+                        b'u' => {
+                            let hex = self.bytes.get(self.at..self.at + 4)?;
+                            if !hex.iter().all(u8::is_ascii_hexdigit) {
+                                return None;
+                            }
+                            self.at += 4;
+                        }
+                        _ => return None,
+                    }
+                }
+                byte if byte < 0x20 => return None,
+                _ => {}
+            }
+        }
+    }
+
+    /// The text of a string token, unescaped only when it has escapes.
+    fn string_text(&self, span: Span) -> Cow<'a, str> {
+        let raw = &self.text[span.start..span.end];
+        if span.escaped {
+            Cow::Owned(unescape(raw))
+        } else {
+            Cow::Borrowed(raw)
+        }
+    }
+
+    /// Which wanted key this is, if any.
+    fn slot_of(&self, span: Span, keys: &[Box<str>]) -> Option<usize> {
+        if span.escaped {
+            let key = self.string_text(span);
+            keys.iter().position(|wanted| **wanted == *key)
+        } else {
+            let raw = &self.bytes[span.start..span.end];
+            keys.iter().position(|wanted| wanted.as_bytes() == raw)
+        }
+    }
+
+    /// A number whose first byte is at the cursor; returns its text.
+    fn number_span(&mut self) -> Option<&'a str> {
+        let start = self.at;
+        self.eat(b'-');
+        match self.next()? {
+            b'0' => {}
+            b'1'..=b'9' => self.digits(),
+            _ => return None,
+        }
+        if self.eat(b'.') {
+            self.some_digits()?;
+        }
+        if matches!(self.bytes.get(self.at), Some(b'e' | b'E')) {
+            self.at += 1;
+            if matches!(self.bytes.get(self.at), Some(b'+' | b'-')) {
+                self.at += 1;
+            }
+            self.some_digits()?;
+        }
+        Some(&self.text[start..self.at])
+    }
+
+    fn digits(&mut self) {
+        while self.bytes.get(self.at).is_some_and(u8::is_ascii_digit) {
+            self.at += 1;
+        }
+    }
+
+    fn some_digits(&mut self) -> Option<()> {
+        let start = self.at;
+        self.digits();
+        (self.at > start).then_some(())
+    }
+
+    /// Validate one value and move past it, building nothing.
+    fn skip_value(&mut self) -> Option<()> {
+        // Open containers, innermost last: `true` for an object.
+        let mut open: SmallVec<[bool; 32]> = SmallVec::new();
+        'value: loop {
+            self.space();
+            match self.next()? {
+                b'{' => {
+                    self.space();
+                    if !self.eat(b'}') {
+                        self.key_span()?;
+                        self.space();
+                        self.expect(b':')?;
+                        open.push(true);
+                        continue 'value;
+                    }
+                }
+                b'[' => {
+                    self.space();
+                    if !self.eat(b']') {
+                        open.push(false);
+                        continue 'value;
+                    }
+                }
+                b'"' => {
+                    self.string_span()?;
+                }
+                b't' => self.literal(b"rue")?,
+                b'f' => self.literal(b"alse")?,
+                b'n' => self.literal(b"ull")?,
+                b'-' | b'0'..=b'9' => {
+                    self.at -= 1;
+                    self.number_span()?;
+                }
+                _ => return None,
+            }
+            // A value ended: close what it completes.
+            loop {
+                let Some(&is_object) = open.last() else {
+                    return Some(());
+                };
+                self.space();
+                match (self.next()?, is_object) {
+                    (b',', false) => continue 'value,
+                    (b',', true) => {
+                        self.space();
+                        self.key_span()?;
+                        self.space();
+                        self.expect(b':')?;
+                        continue 'value;
+                    }
+                    (b']', false) | (b'}', true) => {
+                        open.pop();
+                    }
+                    _ => return None,
+                }
+            }
+        }
+    }
+
+    /// Validate one value and build it.
+    fn value(&mut self) -> Option<JsValue<'a>> {
+        let mut open: Vec<Frame<'a>> = Vec::new();
+        'value: loop {
+            self.space();
+            let mut done = match self.next()? {
+                b'{' => {
+                    self.space();
+                    if self.eat(b'}') {
+                        JsValue::Object(Vec::new())
+                    } else {
+                        let key = self.key_span()?;
+                        self.space();
+                        self.expect(b':')?;
+                        open.push(Frame::Object(Members::new(self.string_text(key))));
+                        continue 'value;
+                    }
+                }
+                b'[' => {
+                    self.space();
+                    if self.eat(b']') {
+                        JsValue::Array(Vec::new())
+                    } else {
+                        open.push(Frame::Array(Vec::new()));
+                        continue 'value;
+                    }
+                }
+                b'"' => {
+                    let span = self.string_span()?;
+                    JsValue::Str(self.string_text(span))
+                }
+                b't' => self.literal(b"rue").map(|()| JsValue::Bool(true))?,
+                b'f' => self.literal(b"alse").map(|()| JsValue::Bool(false))?,
+                b'n' => self.literal(b"ull").map(|()| JsValue::Null)?,
+                b'-' | b'0'..=b'9' => {
+                    self.at -= 1;
+                    // The grammar is checked, and Rust reads every JSON
+                    // number correctly rounded (`1e400` is infinity).
+                    JsValue::Number(self.number_span()?.parse().ok()?)
+                }
+                _ => return None,
+            };
+            // A value ended: hand it to its container, closing what it completes.
+            loop {
+                let Some(frame) = open.last_mut() else {
+                    return Some(done);
+                };
+                self.space();
+                match frame {
+                    Frame::Array(items) => {
+                        items.push(done);
+                        match self.next()? {
+                            b',' => continue 'value,
+                            b']' => {}
+                            _ => return None,
+                        }
+                    }
+                    Frame::Object(members) => {
+                        members.settle(done);
+                        match self.next()? {
+                            b',' => {
+                                self.space();
+                                let key = self.key_span()?;
+                                members.pending = self.string_text(key);
+                                self.space();
+                                self.expect(b':')?;
+                                continue 'value;
+                            }
+                            b'}' => {}
+                            _ => return None,
+                        }
+                    }
+                }
+                done = match open.pop()? {
+                    Frame::Array(items) => JsValue::Array(items),
+                    Frame::Object(members) => JsValue::Object(members.members),
+                };
+            }
+        }
+    }
+}
+
+/// The text of an escaped string token (already validated).
+fn unescape(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    let mut rest = raw;
+    while let Some(at) = rest.find('\\') {
+        out.push_str(&rest[..at]);
+        let bytes = rest.as_bytes();
+        let Some(&kind) = bytes.get(at + 1) else {
+            break;
+        };
+        rest = &rest[at + 2..];
+        match kind {
+            b'b' => out.push('\u{8}'),
+            b'f' => out.push('\u{c}'),
+            b'n' => out.push('\n'),
+            b'r' => out.push('\r'),
+            b't' => out.push('\t'),
+            b'u' => {
+                let unit = hex4(rest);
+                rest = rest.get(4..).unwrap_or("");
+                if (0xD800..0xDC00).contains(&unit) {
+                    let trail = rest.strip_prefix("\\u").map(hex4);
+                    if let Some(trail @ 0xDC00..=0xDFFF) = trail {
+                        let code = 0x10000 + ((unit - 0xD800) << 10) + (trail - 0xDC00);
+                        out.push(char::from_u32(code).unwrap_or('\u{fffd}'));
+                        rest = rest.get(6..).unwrap_or("");
+                        continue;
+                    }
+                }
+                out.push(char::from_u32(unit).unwrap_or('\u{fffd}'));
+            }
+            other => out.push(char::from(other)),
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Four hex digits (validated by the reader) as a number.
+fn hex4(text: &str) -> u32 {
+    text.get(..4)
+        .and_then(|hex| u32::from_str_radix(hex, 16).ok())
+        .unwrap_or(0xFFFD)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::js_value::summarize;
+
+    fn keys(names: &[&str]) -> Vec<Box<str>> {
+        names.iter().map(|name| (*name).into()).collect()
+    }
+
+    fn summaries(text: &str, names: &[&str]) -> Option<Vec<String>> {
+        read_fields(text, &keys(names)).map(|fields| fields.iter().map(summarize).collect())
+    }
+
+    #[test]
+    fn reads_named_fields_only() {
+        let text = r#" {"orderId":4412,"riskLevel":"high","score":0.8,"customer":{"tier":"gold","history":[1,2]},"note":"xx"} "#;
+        assert_eq!(
+            summaries(text, &["riskLevel", "score", "missing", "customer"]).unwrap(),
+            [
+                "high",
+                "0.8",
+                "undefined",
+                r#"{"tier":"gold","history":[1,2]}"#
+            ]
+        );
+    }
+
+    #[test]
+    fn non_objects_and_invalid_text_read_nothing() {
+        for text in [
+            "[1]",
+            "3",
+            "\"s\"",
+            "null",
+            "",
+            "{not json",
+            r#"{"a":1,}"#,
+            r#"{"a":1} x"#,
+            r#"{"a":01}"#,
+            r#"{"a":"\x"}"#,
+            "{\"a\":\"\u{1}\"}",
+            r#"{"a":1.}"#,
+            r#"{"a":-}"#,
+            r#"{"a" 1}"#,
+            r#"{"a":[1,]}"#,
+            r#"{"a":tru}"#,
+            r#"{"a":"\u12"}"#,
+            r#"{,}"#,
+        ] {
+            assert_eq!(summaries(text, &["a"]), None, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn duplicate_keys_keep_the_last_value() {
+        assert_eq!(summaries(r#"{"a":1,"b":2,"a":3}"#, &["a"]).unwrap(), ["3"]);
+        assert_eq!(
+            summaries(r#"{"o":{"x":1,"y":2,"x":3}}"#, &["o"]).unwrap(),
+            [r#"{"x":3,"y":2}"#]
+        );
+    }
+
+    #[test]
+    fn many_members_with_repeats_stay_in_first_position() {
+        let mut text = String::from("{\"o\":{");
+        for i in 0..40 {
+            text.push_str(&format!("\"k{i}\":{i},"));
+        }
+        text.push_str("\"k3\":\"last\"}}");
+        let fields = read_fields(&text, &keys(&["o"])).unwrap();
+        let JsValue::Object(members) = &fields[0] else {
+            panic!("not an object")
+        };
+        assert_eq!(members.len(), 40);
+        assert!(matches!(&members[3].1, JsValue::Str(s) if s == "last"));
+    }
+
+    #[test]
+    fn numbers_follow_javascript() {
+        assert_eq!(
+            summaries(
+                r#"{"a":1e400,"b":-0,"c":5.0,"d":1E-7}"#,
+                &["a", "b", "c", "d"]
+            )
+            .unwrap(),
+            ["Infinity", "0", "5", "1e-7"]
+        );
+        let fields = read_fields(r#"{"b":-0}"#, &keys(&["b"])).unwrap();
+        assert!(matches!(fields[0], JsValue::Number(n) if n == 0.0 && n.is_sign_negative()));
+    }
+
+    #[test]
+    fn escapes_in_keys_and_values_are_decoded() {
+        let text = r#"{"risk\u004cevel":"a\"b\\c\/\n\u00e9\ud83d\ude00\ud800x"}"#;
+        assert_eq!(
+            summaries(text, &["riskLevel"]).unwrap(),
+            ["a\"b\\c/\né\u{1f600}\u{fffd}x"]
+        );
+    }
+
+    #[test]
+    fn index_like_keys_print_first() {
+        assert_eq!(
+            summaries(r#"{"o":{"b":1,"10":2,"2":3}}"#, &["o"]).unwrap(),
+            [r#"{"2":3,"10":2,"b":1}"#]
+        );
+    }
+
+    #[test]
+    fn deep_nesting_uses_no_call_stack() {
+        let depth = 1_000_000;
+        let text = format!("{{\"a\":{}1{}}}", "[".repeat(depth), "]".repeat(depth));
+        let fields = read_fields(&text, &keys(&["a"])).unwrap();
+        assert!(summarize(&fields[0]).starts_with("[[[["));
+        let skipped = format!("{{\"b\":{}1{}}}", "[".repeat(depth), "]".repeat(depth));
+        assert!(read_fields(&skipped, &keys(&["a"])).is_some());
+        let unclosed = format!("{{\"a\":{}1}}", "{\"x\":".repeat(depth));
+        assert!(read_fields(&unclosed, &keys(&["a"])).is_none());
+    }
+
+    #[test]
+    fn agrees_with_serde_json_on_validity() {
+        for text in [
+            "{}",
+            "[]",
+            " [1, {\"a\": [true, false, null]}, \"s\", -1.5e+3] ",
+            "[1 2]",
+            "{\"a\":1}}",
+            "\"\\ud800\"",
+            "0.0e0",
+            "-",
+            "[.5]",
+            "[\"\t\"]",
+        ] {
+            // serde_json rejects lone surrogates, which JSON.parse accepts.
+            let serde = serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+                || text.contains("\\ud800");
+            assert_eq!(is_valid_json(text), serde, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn the_fast_string_scan_finds_every_stop() {
+        for stop in [b'"', b'\\', 0x00, 0x1f] {
+            for at in 0..8 {
+                let mut chunk = [b'a'; 8];
+                chunk[at] = stop;
+                assert!(has_string_stop(u64::from_ne_bytes(chunk)));
+            }
+        }
+        assert!(!has_string_stop(u64::from_ne_bytes(*b"abc \x7f\xff\x20~")));
+    }
+}

@@ -1,0 +1,654 @@
+//! What a guard proves wrong: the contradictions the check-up can honestly
+//! flag, by its own conditions or against its edge's declared preconditions.
+//!
+//! Only what the data decides is claimed: same-key contradictions, crossed
+//! same-type bounds, `status` values outside the closed vocabulary, and
+//! `status`/`toolName` conditions that contradict the edge's own
+//! `on_tool_status` / exact `on_tool_return`. Nothing across keys, nothing
+//! about result values at run time, nothing across types: a check that
+//! overclaims is worse than none.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+use skill_core::ResultStatus;
+
+use crate::data::{Condition, ConditionValue, GuardData, GuardValue, Operator};
+use crate::js_value::utf16_cmp;
+
+/// An edge's own preconditions, judged together with its guard.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Preconditions<'a> {
+    /// The statuses the edge routes on (`on_tool_status`).
+    pub on_tool_statuses: Option<&'a [String]>,
+    /// The exact tool name the edge routes on (`on_tool_return`; a pattern is
+    /// never passed).
+    pub on_tool_return_exact: Option<&'a str>,
+}
+
+/// A proof that a guard never passes. [`code`](Self::code) is stable; the
+/// `Display` sentence says why no value can satisfy it.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Unsatisfiable {
+    /// `eq v` and `ne v` on one key.
+    EqAndNe {
+        /// The key.
+        key: String,
+        /// The value both required and excluded.
+        value: GuardValue,
+    },
+    /// `eq v` and an `in` list without `v`.
+    EqNotInList {
+        /// The key.
+        key: String,
+        /// The required value.
+        value: GuardValue,
+        /// The `in` list.
+        list: ConditionValue,
+    },
+    /// `eq v` and a `notIn` list with `v`.
+    EqExcluded {
+        /// The key.
+        key: String,
+        /// The required value.
+        value: GuardValue,
+        /// The `notIn` list.
+        list: ConditionValue,
+    },
+    /// `eq v` outside the key's own ordered bounds.
+    EqOutsideBounds {
+        /// The key.
+        key: String,
+        /// The required value.
+        value: GuardValue,
+        /// The bound it violates.
+        bound: (Operator, GuardValue),
+    },
+    /// The last lower bound lies above the last upper bound.
+    CrossedBounds {
+        /// The key.
+        key: String,
+        /// The lower bound (`gt`/`gte` and its value).
+        lower: (Operator, GuardValue),
+        /// The upper bound (`lt`/`lte` and its value).
+        upper: (Operator, GuardValue),
+    },
+    /// Every `in` member is excluded by the key's `notIn`.
+    InExcludedByNotIn {
+        /// The key.
+        key: String,
+    },
+    /// `status` must equal a string no tool can declare.
+    StatusNotInVocabulary {
+        /// The string.
+        value: String,
+    },
+    /// No `status` `in` entry is a status a tool can declare.
+    StatusListOutsideVocabulary {
+        /// The list.
+        list: ConditionValue,
+    },
+    /// `status eq` outside the edge's `on_tool_status`.
+    PreStatusEq {
+        /// The edge's statuses.
+        statuses: Vec<String>,
+        /// The required status.
+        value: GuardValue,
+    },
+    /// `status in` disjoint from the edge's `on_tool_status`.
+    PreStatusIn {
+        /// The edge's statuses.
+        statuses: Vec<String>,
+        /// The `in` list.
+        list: ConditionValue,
+    },
+    /// `status ne` the edge's only status.
+    PreStatusNe {
+        /// The edge's one status.
+        status: String,
+    },
+    /// `status notIn` every one of the edge's statuses.
+    PreStatusNotIn {
+        /// The edge's statuses.
+        statuses: Vec<String>,
+    },
+    /// `toolName eq` another tool than the edge's `on_tool_return`.
+    PreToolEq {
+        /// The edge's tool.
+        tool: String,
+        /// The required name.
+        value: GuardValue,
+    },
+    /// `toolName ne` the edge's own tool.
+    PreToolNe {
+        /// The edge's tool.
+        tool: String,
+    },
+    /// `toolName in` a list without the edge's tool.
+    PreToolIn {
+        /// The edge's tool.
+        tool: String,
+        /// The `in` list.
+        list: ConditionValue,
+    },
+    /// `toolName notIn` a list with the edge's tool.
+    PreToolNotIn {
+        /// The edge's tool.
+        tool: String,
+    },
+}
+
+impl Unsatisfiable {
+    /// The stable reason code (`eq-and-ne`, `crossed-bounds`, …).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Unsatisfiable::EqAndNe { .. } => "eq-and-ne",
+            Unsatisfiable::EqNotInList { .. } => "eq-not-in-list",
+            Unsatisfiable::EqExcluded { .. } => "eq-excluded",
+            Unsatisfiable::EqOutsideBounds { .. } => "eq-outside-bounds",
+            Unsatisfiable::CrossedBounds { .. } => "crossed-bounds",
+            Unsatisfiable::InExcludedByNotIn { .. } => "in-excluded-by-notin",
+            Unsatisfiable::StatusNotInVocabulary { .. } => "status-not-in-vocabulary",
+            Unsatisfiable::StatusListOutsideVocabulary { .. } => "status-list-outside-vocabulary",
+            Unsatisfiable::PreStatusEq { .. } => "pre-status-eq",
+            Unsatisfiable::PreStatusIn { .. } => "pre-status-in",
+            Unsatisfiable::PreStatusNe { .. } => "pre-status-ne",
+            Unsatisfiable::PreStatusNotIn { .. } => "pre-status-notin",
+            Unsatisfiable::PreToolEq { .. } => "pre-tool-eq",
+            Unsatisfiable::PreToolNe { .. } => "pre-tool-ne",
+            Unsatisfiable::PreToolIn { .. } => "pre-tool-in",
+            Unsatisfiable::PreToolNotIn { .. } => "pre-tool-notin",
+        }
+    }
+
+    /// The key the proof is about.
+    pub fn key(&self) -> &str {
+        match self {
+            Unsatisfiable::EqAndNe { key, .. }
+            | Unsatisfiable::EqNotInList { key, .. }
+            | Unsatisfiable::EqExcluded { key, .. }
+            | Unsatisfiable::EqOutsideBounds { key, .. }
+            | Unsatisfiable::CrossedBounds { key, .. }
+            | Unsatisfiable::InExcludedByNotIn { key } => key,
+            Unsatisfiable::StatusNotInVocabulary { .. }
+            | Unsatisfiable::StatusListOutsideVocabulary { .. }
+            | Unsatisfiable::PreStatusEq { .. }
+            | Unsatisfiable::PreStatusIn { .. }
+            | Unsatisfiable::PreStatusNe { .. }
+            | Unsatisfiable::PreStatusNotIn { .. } => "status",
+            Unsatisfiable::PreToolEq { .. }
+            | Unsatisfiable::PreToolNe { .. }
+            | Unsatisfiable::PreToolIn { .. }
+            | Unsatisfiable::PreToolNotIn { .. } => "toolName",
+        }
+    }
+}
+
+impl fmt::Display for Unsatisfiable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let statuses = ResultStatus::listed();
+        match self {
+            Unsatisfiable::EqAndNe { key, value } => {
+                write!(
+                    f,
+                    "it asks {key} to be {value} and also not to be {value}; no value is both"
+                )
+            }
+            Unsatisfiable::EqNotInList { key, value, list } => {
+                write!(
+                    f,
+                    "it asks {key} to be {value} and to be one of {list}, which leaves {value} out"
+                )
+            }
+            Unsatisfiable::EqExcluded { key, value, list } => {
+                write!(
+                    f,
+                    "it asks {key} to be {value} while its notIn list {list} rules {value} out"
+                )
+            }
+            Unsatisfiable::EqOutsideBounds {
+                key,
+                value,
+                bound: (op, limit),
+            } => write!(
+                f,
+                "it asks {key} to be {value}, which breaks its own bound {key} {} {limit}",
+                op.symbol()
+            ),
+            Unsatisfiable::CrossedBounds {
+                key,
+                lower: (lo_op, lo),
+                upper: (up_op, up),
+            } => write!(
+                f,
+                "its bounds on {key} cross: {key} {} {lo} and {key} {} {up} leave no value between them",
+                lo_op.symbol(),
+                up_op.symbol()
+            ),
+            Unsatisfiable::InExcludedByNotIn { key } => {
+                write!(
+                    f,
+                    "every value its in list allows for {key} is ruled out by its notIn list"
+                )
+            }
+            Unsatisfiable::StatusNotInVocabulary { value } => write!(
+                f,
+                "it asks status to be \"{value}\", which no tool can declare (a status is one of: {statuses})"
+            ),
+            Unsatisfiable::StatusListOutsideVocabulary { list } => write!(
+                f,
+                "none of the statuses it allows, {list}, is one a tool can declare (a status is one of: {statuses})"
+            ),
+            Unsatisfiable::PreStatusEq {
+                statuses: on,
+                value,
+            } => write!(
+                f,
+                "the route fires only on status [{}], yet its guard asks status to be {value}",
+                on.join(", ")
+            ),
+            Unsatisfiable::PreStatusIn { statuses: on, list } => write!(
+                f,
+                "the route fires only on status [{}], yet its guard allows only status {list}, which shares none of them",
+                on.join(", ")
+            ),
+            Unsatisfiable::PreStatusNe { status } => write!(
+                f,
+                "the route fires only on status {status}, yet its guard asks status not to be {status}"
+            ),
+            Unsatisfiable::PreStatusNotIn { statuses: on } => write!(
+                f,
+                "the route fires only on status [{}], yet its guard's notIn list rules out every one of them",
+                on.join(", ")
+            ),
+            Unsatisfiable::PreToolEq { tool, value } => write!(
+                f,
+                "the route fires only when {tool} returns, yet its guard asks toolName to be {value}"
+            ),
+            Unsatisfiable::PreToolNe { tool } => write!(
+                f,
+                "the route fires only when {tool} returns, yet its guard asks toolName not to be {tool}"
+            ),
+            Unsatisfiable::PreToolIn { tool, list } => write!(
+                f,
+                "the route fires only when {tool} returns, yet its guard allows only toolName {list}, which leaves {tool} out"
+            ),
+            Unsatisfiable::PreToolNotIn { tool } => write!(
+                f,
+                "the route fires only when {tool} returns, yet its guard's toolName notIn list rules {tool} out"
+            ),
+        }
+    }
+}
+
+/// Same-type order; `None` across types (JavaScript coercion is no proof).
+fn ordered(a: &GuardValue, b: &GuardValue) -> Option<Ordering> {
+    match (a, b) {
+        (GuardValue::Number(x), GuardValue::Number(y)) => x.partial_cmp(y),
+        (GuardValue::String(x), GuardValue::String(y)) => Some(utf16_cmp(x, y)),
+        _ => None,
+    }
+}
+
+/// The first ordered bound among `conditions` that `value` violates:
+/// `Some(Some(bound))` proven, `Some(None)` satisfied, `None` undecidable (a
+/// bound of another type stops the walk).
+fn violated_bound<'c>(
+    value: &GuardValue,
+    conditions: &[&'c Condition],
+) -> Option<Option<&'c Condition>> {
+    for condition in conditions.iter().filter(|c| c.op.is_bound()) {
+        let bound = condition.value.as_scalar()?;
+        let ordering = ordered(value, bound)?;
+        let holds = match condition.op {
+            Operator::Gt => ordering == Ordering::Greater,
+            Operator::Gte => ordering != Ordering::Less,
+            Operator::Lt => ordering == Ordering::Less,
+            _ => ordering != Ordering::Greater,
+        };
+        if !holds {
+            return Some(Some(condition));
+        }
+    }
+    Some(None)
+}
+
+fn scalar_of(condition: &Condition) -> (Operator, GuardValue) {
+    (
+        condition.op,
+        condition
+            .value
+            .as_scalar()
+            .cloned()
+            .unwrap_or(GuardValue::Null),
+    )
+}
+
+/// The first contradiction this guard provably holds, by its own conditions
+/// (keys in order of first appearance) and then against `pre`; `None` when
+/// nothing can be proven.
+///
+/// ```
+/// use serde_json::json;
+/// use skill_guard::{unsatisfiable, Guard, Preconditions};
+///
+/// let guard = Guard::compile(&json!({"score": {"gt": 5, "lt": 3}}))?;
+/// let proof = unsatisfiable(guard.data(), &Preconditions::default()).expect("crossed");
+/// assert_eq!((proof.code(), proof.key()), ("crossed-bounds", "score"));
+/// # Ok::<(), skill_guard::CompileError>(())
+/// ```
+pub fn unsatisfiable(data: &GuardData, pre: &Preconditions<'_>) -> Option<Unsatisfiable> {
+    let mut keys: Vec<&str> = Vec::new();
+    for condition in &data.conditions {
+        if !keys.contains(&condition.key.as_str()) {
+            keys.push(&condition.key);
+        }
+    }
+    keys.into_iter()
+        .find_map(|key| by_own_conditions(data, key))
+        .or_else(|| against_statuses(data, pre))
+        .or_else(|| against_tool(data, pre))
+}
+
+fn by_own_conditions(data: &GuardData, key: &str) -> Option<Unsatisfiable> {
+    let conditions: Vec<&Condition> = data.conditions_on(key).collect();
+    let first = |op: Operator| conditions.iter().copied().find(|c| c.op == op);
+    let (eq, ne, in_list, not_in) = (
+        first(Operator::Eq),
+        first(Operator::Ne),
+        first(Operator::In),
+        first(Operator::NotIn),
+    );
+    let key = key.to_owned();
+    if let Some(value) = eq.and_then(|c| c.value.as_scalar()) {
+        if ne
+            .and_then(|c| c.value.as_scalar())
+            .is_some_and(|other| other.strict_equals(value))
+        {
+            return Some(Unsatisfiable::EqAndNe {
+                key,
+                value: value.clone(),
+            });
+        }
+        if let Some(list) = in_list.filter(|c| !c.value.list_holds(value)) {
+            return Some(Unsatisfiable::EqNotInList {
+                key,
+                value: value.clone(),
+                list: list.value.clone(),
+            });
+        }
+        if let Some(list) = not_in.filter(|c| c.value.list_holds(value)) {
+            return Some(Unsatisfiable::EqExcluded {
+                key,
+                value: value.clone(),
+                list: list.value.clone(),
+            });
+        }
+        if let Some(Some(bound)) = violated_bound(value, &conditions) {
+            return Some(Unsatisfiable::EqOutsideBounds {
+                key,
+                value: value.clone(),
+                bound: scalar_of(bound),
+            });
+        }
+    }
+    let lower = conditions
+        .iter()
+        .rev()
+        .find(|c| matches!(c.op, Operator::Gt | Operator::Gte));
+    let upper = conditions
+        .iter()
+        .rev()
+        .find(|c| matches!(c.op, Operator::Lt | Operator::Lte));
+    if let (Some(lower), Some(upper)) = (lower, upper) {
+        let (lower, upper) = (scalar_of(lower), scalar_of(upper));
+        let strict = lower.0 == Operator::Gt || upper.0 == Operator::Lt;
+        let crossed = match ordered(&lower.1, &upper.1) {
+            Some(Ordering::Greater) => true,
+            Some(Ordering::Equal) => strict,
+            _ => false,
+        };
+        if crossed {
+            return Some(Unsatisfiable::CrossedBounds { key, lower, upper });
+        }
+    }
+    if let (Some(in_list), Some(not_in)) = (in_list, not_in) {
+        let members = in_list.value.as_list().unwrap_or_default();
+        if members.iter().all(|member| not_in.value.list_holds(member)) {
+            return Some(Unsatisfiable::InExcludedByNotIn { key });
+        }
+    }
+    if key == "status" {
+        if let Some(GuardValue::String(value)) = eq.and_then(|c| c.value.as_scalar()) {
+            if !ResultStatus::is_status(value) {
+                return Some(Unsatisfiable::StatusNotInVocabulary {
+                    value: value.clone(),
+                });
+            }
+        }
+        if let Some(in_list) = in_list {
+            let members = in_list.value.as_list().unwrap_or_default();
+            if !members
+                .iter()
+                .any(|m| m.as_str().is_some_and(ResultStatus::is_status))
+            {
+                return Some(Unsatisfiable::StatusListOutsideVocabulary {
+                    list: in_list.value.clone(),
+                });
+            }
+        }
+    }
+    None
+}
+
+fn holds_str(list: &[String], value: &GuardValue) -> bool {
+    value
+        .as_str()
+        .is_some_and(|text| list.iter().any(|member| member == text))
+}
+
+fn against_statuses(data: &GuardData, pre: &Preconditions<'_>) -> Option<Unsatisfiable> {
+    let statuses = pre.on_tool_statuses?;
+    data.conditions_on("status").find_map(|condition| {
+        let owned = || statuses.to_vec();
+        match (&condition.op, &condition.value) {
+            (Operator::Eq, ConditionValue::Scalar(value)) if !holds_str(statuses, value) => {
+                Some(Unsatisfiable::PreStatusEq {
+                    statuses: owned(),
+                    value: value.clone(),
+                })
+            }
+            (Operator::In, ConditionValue::List(list))
+                if !list.iter().any(|v| holds_str(statuses, v)) =>
+            {
+                Some(Unsatisfiable::PreStatusIn {
+                    statuses: owned(),
+                    list: condition.value.clone(),
+                })
+            }
+            (Operator::Ne, ConditionValue::Scalar(value))
+                if statuses.len() == 1 && value.as_str() == Some(statuses[0].as_str()) =>
+            {
+                Some(Unsatisfiable::PreStatusNe {
+                    status: statuses[0].clone(),
+                })
+            }
+            (Operator::NotIn, _)
+                if statuses
+                    .iter()
+                    .all(|s| condition.value.list_holds(&GuardValue::String(s.clone()))) =>
+            {
+                Some(Unsatisfiable::PreStatusNotIn { statuses: owned() })
+            }
+            _ => None,
+        }
+    })
+}
+
+fn against_tool(data: &GuardData, pre: &Preconditions<'_>) -> Option<Unsatisfiable> {
+    let tool = pre.on_tool_return_exact?;
+    let named = GuardValue::String(tool.to_owned());
+    data.conditions_on("toolName").find_map(|condition| {
+        let tool = tool.to_owned();
+        match (&condition.op, &condition.value) {
+            (Operator::Eq, ConditionValue::Scalar(value)) if !value.strict_equals(&named) => {
+                Some(Unsatisfiable::PreToolEq {
+                    tool,
+                    value: value.clone(),
+                })
+            }
+            (Operator::Ne, ConditionValue::Scalar(value)) if value.strict_equals(&named) => {
+                Some(Unsatisfiable::PreToolNe { tool })
+            }
+            (Operator::In, _) if !condition.value.list_holds(&named) => {
+                Some(Unsatisfiable::PreToolIn {
+                    tool,
+                    list: condition.value.clone(),
+                })
+            }
+            (Operator::NotIn, _) if condition.value.list_holds(&named) => {
+                Some(Unsatisfiable::PreToolNotIn { tool })
+            }
+            _ => None,
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::Guard;
+
+    fn proof(guard: serde_json::Value, pre: Preconditions<'_>) -> Option<(&'static str, String)> {
+        let guard = Guard::compile(&guard).unwrap();
+        unsatisfiable(guard.data(), &pre).map(|p| (p.code(), p.key().to_owned()))
+    }
+
+    fn code(guard: serde_json::Value) -> Option<&'static str> {
+        proof(guard, Preconditions::default()).map(|(code, _)| code)
+    }
+
+    #[test]
+    fn own_contradictions() {
+        assert_eq!(code(json!({"a": {"eq": 1, "ne": 1}})), Some("eq-and-ne"));
+        assert_eq!(
+            code(json!({"a": {"eq": 1, "in": [2, "1"]}})),
+            Some("eq-not-in-list")
+        );
+        assert_eq!(
+            code(json!({"a": {"eq": 1, "notIn": [1]}})),
+            Some("eq-excluded")
+        );
+        assert_eq!(
+            code(json!({"a": {"eq": 1, "gt": 1}})),
+            Some("eq-outside-bounds")
+        );
+        assert_eq!(
+            code(json!({"a": {"gte": 5, "lt": 5}})),
+            Some("crossed-bounds")
+        );
+        assert_eq!(
+            code(json!({"a": {"gte": "b", "lte": "a"}})),
+            Some("crossed-bounds")
+        );
+        assert_eq!(
+            code(json!({"a": {"in": [1, 2], "notIn": [2, 1, 3]}})),
+            Some("in-excluded-by-notin")
+        );
+        assert_eq!(
+            code(json!({"status": {"eq": "ok"}})),
+            Some("status-not-in-vocabulary")
+        );
+        assert_eq!(
+            code(json!({"status": {"in": ["ok", 1]}})),
+            Some("status-list-outside-vocabulary")
+        );
+    }
+
+    #[test]
+    fn nothing_is_claimed_across_types_or_keys() {
+        assert_eq!(code(json!({"a": {"gte": 5, "lte": "1"}})), None);
+        assert_eq!(
+            code(json!({"a": {"eq": "x", "gt": 1, "lt": "a"}})),
+            None,
+            "the walk stops at the first other-typed bound"
+        );
+        assert_eq!(code(json!({"a": {"eq": 1}, "b": {"ne": 1}})), None);
+        assert_eq!(code(json!({"a": {"gte": 5, "lte": 5}})), None);
+        assert_eq!(
+            code(json!({"a": {"gt": 1, "gte": 9, "lt": 5}})),
+            Some("crossed-bounds"),
+            "the last lower bound counts"
+        );
+        assert_eq!(code(json!({"a": {"gte": 9, "gt": 1, "lt": 5}})), None);
+    }
+
+    #[test]
+    fn preconditions_contradicted() {
+        let one = ["pending".to_owned()];
+        let two = ["pending".to_owned(), "failure".to_owned()];
+        let pre = |statuses: &'static [String]| Preconditions {
+            on_tool_statuses: Some(statuses),
+            on_tool_return_exact: None,
+        };
+        let one: &'static [String] = Box::leak(Box::new(one));
+        let two: &'static [String] = Box::leak(Box::new(two));
+        assert_eq!(
+            proof(json!({"status": {"eq": "success"}}), pre(one)),
+            Some(("pre-status-eq", "status".into()))
+        );
+        assert_eq!(
+            proof(json!({"status": {"in": ["success"]}}), pre(two)).map(|p| p.0),
+            Some("pre-status-in")
+        );
+        assert_eq!(
+            proof(json!({"status": {"ne": "pending"}}), pre(one)).map(|p| p.0),
+            Some("pre-status-ne")
+        );
+        assert_eq!(proof(json!({"status": {"ne": "pending"}}), pre(two)), None);
+        assert_eq!(
+            proof(
+                json!({"status": {"notIn": ["failure", "pending"]}}),
+                pre(two)
+            )
+            .map(|p| p.0),
+            Some("pre-status-notin")
+        );
+        let tool = |name: &'static str| Preconditions {
+            on_tool_statuses: None,
+            on_tool_return_exact: Some(name),
+        };
+        assert_eq!(
+            proof(json!({"toolName": {"eq": "a"}}), tool("b")),
+            Some(("pre-tool-eq", "toolName".into()))
+        );
+        assert_eq!(
+            proof(json!({"toolName": {"ne": "b"}}), tool("b")).map(|p| p.0),
+            Some("pre-tool-ne")
+        );
+        assert_eq!(
+            proof(json!({"toolName": {"in": ["a"]}}), tool("b")).map(|p| p.0),
+            Some("pre-tool-in")
+        );
+        assert_eq!(
+            proof(json!({"toolName": {"notIn": ["b"]}}), tool("b")).map(|p| p.0),
+            Some("pre-tool-notin")
+        );
+        assert_eq!(proof(json!({"toolName": {"eq": "b"}}), tool("b")), None);
+    }
+
+    #[test]
+    fn sentences_name_the_key_and_values() {
+        let guard = Guard::compile(&json!({"score": {"gt": 5, "lt": 3}})).unwrap();
+        let text = unsatisfiable(guard.data(), &Preconditions::default())
+            .unwrap()
+            .to_string();
+        assert_eq!(
+            text,
+            "its bounds on score cross: score > 5 and score < 3 leave no value between them"
+        );
+    }
+}
