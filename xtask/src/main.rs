@@ -1,1 +1,156 @@
-fn main() {}
+//! `cargo xtask`: the project's one build tool.
+//!
+//! Subcommands:
+//!
+//! - `cargo xtask ci` — everything CI checks, in order, stopping at the first
+//!   failure with its exit code: `cargo fmt --check`, `cargo clippy
+//!   --workspace --all-targets -- -D warnings`, `cargo test --workspace`,
+//!   `cargo fetch`, `cargo deny --offline check bans licenses sources` (installing
+//!   cargo-deny with `cargo install --locked` when it is missing), then the
+//!   fence and tidy checks below.
+//! - `cargo xtask fence` — the layering rules of SPEC §1: each library crate
+//!   depends only on what its layer allows, and does no I/O, printing or
+//!   global state.
+//! - `cargo xtask tidy` — every Rust file opens with a `//!` doc; every crate
+//!   opts into the workspace lints.
+
+mod fence;
+mod tidy;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use anyhow::{Context, Result, bail};
+
+const USAGE: &str = "usage: cargo xtask <ci|fence|tidy>
+
+  ci      fmt, clippy, tests, cargo-deny, fence and tidy, stopping at the first failure
+  fence   check the crate layering and the no-I/O rule of the library crates
+  tidy    check module docs and manifest lints";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let root = workspace_root();
+    let outcome = match args.first().map(String::as_str) {
+        Some("ci") => ci(&root),
+        Some("fence") => report(fence::check(&root)),
+        Some("tidy") => report(tidy::check(&root)),
+        Some("-h" | "--help" | "help") => {
+            println!("{USAGE}");
+            Ok(ExitCode::SUCCESS)
+        }
+        _ => {
+            eprintln!("{USAGE}");
+            Ok(ExitCode::from(2))
+        }
+    };
+    outcome.unwrap_or_else(|err| {
+        eprintln!("xtask: {err:#}");
+        ExitCode::FAILURE
+    })
+}
+
+/// The workspace root: the parent of this crate's folder.
+fn workspace_root() -> PathBuf {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest
+        .parent()
+        .map_or(manifest.clone(), Path::to_path_buf)
+}
+
+/// Print findings; success when there are none.
+fn report(findings: Result<Vec<String>>) -> Result<ExitCode> {
+    let findings = findings?;
+    for finding in &findings {
+        eprintln!("{finding}");
+    }
+    Ok(if findings.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// Run one command from the workspace root, echoing it; its exit code on
+/// failure.
+fn run(root: &Path, program: &str, args: &[&str]) -> Result<Option<ExitCode>> {
+    println!("$ {program} {}", args.join(" "));
+    let status = Command::new(program)
+        .args(args)
+        .current_dir(root)
+        .status()
+        .with_context(|| format!("could not start `{program}`; is it on PATH?"))?;
+    if status.success() {
+        return Ok(None);
+    }
+    let code = status
+        .code()
+        .and_then(|c| u8::try_from(c).ok())
+        .filter(|c| *c != 0)
+        .unwrap_or(1);
+    eprintln!(
+        "xtask: `{program} {}` failed with exit code {code}",
+        args.join(" ")
+    );
+    Ok(Some(ExitCode::from(code)))
+}
+
+fn ci(root: &Path) -> Result<ExitCode> {
+    let steps: [&[&str]; 4] = [
+        &["fmt", "--all", "--check"],
+        &[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ],
+        &["test", "--workspace"],
+        // cargo-deny reads the whole graph, every platform's crates included.
+        &["fetch"],
+    ];
+    for step in steps {
+        if let Some(code) = run(root, "cargo", step)? {
+            return Ok(code);
+        }
+    }
+    ensure_cargo_deny(root)?;
+    if let Some(code) = run(
+        root,
+        "cargo",
+        &["deny", "--offline", "check", "bans", "licenses", "sources"],
+    )? {
+        return Ok(code);
+    }
+    for (name, check) in [
+        ("fence", fence::check as fn(&Path) -> Result<Vec<String>>),
+        ("tidy", tidy::check),
+    ] {
+        println!("$ cargo xtask {name}");
+        let code = report(check(root))?;
+        if code != ExitCode::SUCCESS {
+            eprintln!("xtask: `cargo xtask {name}` failed");
+            return Ok(code);
+        }
+    }
+    println!("xtask: ci passed");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn ensure_cargo_deny(root: &Path) -> Result<()> {
+    let present = Command::new("cargo")
+        .args(["deny", "--version"])
+        .current_dir(root)
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if present {
+        return Ok(());
+    }
+    if run(root, "cargo", &["install", "--locked", "cargo-deny"])?.is_some() {
+        bail!(
+            "cargo-deny is missing and could not be installed; run `cargo install --locked cargo-deny` and retry"
+        );
+    }
+    Ok(())
+}

@@ -41,7 +41,7 @@ impl Drop for JsValue<'_> {
 fn take_children<'a>(value: &mut JsValue<'a>, pending: &mut Vec<JsValue<'a>>) {
     match value {
         JsValue::Array(items) if items.iter().any(JsValue::is_container) => {
-            pending.extend(items.drain(..));
+            pending.append(items);
         }
         JsValue::Object(members) if members.iter().any(|(_, item)| item.is_container()) => {
             pending.extend(members.drain(..).map(|(_, item)| item));

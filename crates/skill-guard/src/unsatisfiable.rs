@@ -420,12 +420,12 @@ fn by_own_conditions(data: &GuardData, key: &str) -> Option<Unsatisfiable> {
         }
     }
     if key == "status" {
-        if let Some(GuardValue::String(value)) = eq.and_then(|c| c.value.as_scalar()) {
-            if !ResultStatus::is_status(value) {
-                return Some(Unsatisfiable::StatusNotInVocabulary {
-                    value: value.clone(),
-                });
-            }
+        if let Some(GuardValue::String(value)) = eq.and_then(|c| c.value.as_scalar())
+            && !ResultStatus::is_status(value)
+        {
+            return Some(Unsatisfiable::StatusNotInVocabulary {
+                value: value.clone(),
+            });
         }
         if let Some(in_list) = in_list {
             let members = in_list.value.as_list().unwrap_or_default();

@@ -1,0 +1,308 @@
+//! The laws of guards, as properties: the predicate and the evaluator always
+//! agree; a guard proven unsatisfiable passes no view sampled around its own
+//! constants; compiling never panics on any JSON value; evaluating never
+//! panics on any result text.
+
+use proptest::prelude::*;
+use proptest::strategy::ValueTree;
+use serde_json::{Map, Value, json};
+use skill_core::{GuardView, ResultStatus};
+use skill_guard::{Guard, GuardValue, Preconditions, unsatisfiable};
+
+/// Keys a generated guard reads: hop keys, result fields, an index-like key.
+const KEYS: [&str; 8] = [
+    "toolName",
+    "status",
+    "iteration",
+    "userMessage",
+    "riskLevel",
+    "score",
+    "3",
+    "note",
+];
+
+fn scalar() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        (-3i32..4).prop_map(|n| json!(n)),
+        prop::sample::select(vec![0.5, -0.0, 1e21, 2.5]).prop_map(|n| json!(n)),
+        prop::sample::select(vec![
+            "",
+            "a",
+            "b",
+            "high",
+            "low",
+            "5",
+            " 3 ",
+            "success",
+            "pending",
+            "0x1f",
+            "\u{1f600}",
+            "\u{ff5e}"
+        ])
+        .prop_map(|s| json!(s)),
+    ]
+}
+
+fn condition() -> impl Strategy<Value = (String, Value)> {
+    let list = prop::collection::vec(scalar(), 1..4).prop_map(Value::Array);
+    prop_oneof![
+        (prop::sample::select(vec!["eq", "ne"]), scalar()).prop_map(|(op, v)| (op.to_owned(), v)),
+        (
+            prop::sample::select(vec!["gt", "gte", "lt", "lte"]),
+            scalar()
+        )
+            .prop_filter_map("bounds are numbers or strings", |(op, v)| (v.is_number()
+                || v.is_string())
+            .then(|| (op.to_owned(), v))),
+        (prop::sample::select(vec!["in", "notIn"]), list).prop_map(|(op, v)| (op.to_owned(), v)),
+    ]
+}
+
+/// A guard that compiles: one to three keys, one to three operators each.
+fn guard() -> impl Strategy<Value = Value> {
+    prop::collection::vec(
+        (
+            prop::sample::select(KEYS.to_vec()),
+            prop::collection::vec(condition(), 1..4),
+        ),
+        1..4,
+    )
+    .prop_map(|keys| {
+        let mut guard = Map::new();
+        for (key, ops) in keys {
+            guard.insert(key.to_owned(), Value::Object(ops.into_iter().collect()));
+        }
+        Value::Object(guard)
+    })
+}
+
+fn any_json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        scalar(),
+        ".*".prop_map(Value::String),
+        any::<f64>().prop_map(|n| json!(n))
+    ];
+    leaf.prop_recursive(4, 32, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            prop::collection::vec(
+                (
+                    prop_oneof![
+                        prop::sample::select(KEYS.to_vec()).prop_map(str::to_owned),
+                        ".{0,6}"
+                    ],
+                    inner
+                ),
+                0..6
+            )
+            .prop_map(|members| Value::Object(members.into_iter().collect())),
+        ]
+    })
+}
+
+/// A hop view with these field values (a missing one is absent).
+#[derive(Debug, Clone)]
+struct Hop {
+    tool_name: String,
+    status: Option<String>,
+    iteration: f64,
+    user_message: String,
+    result: String,
+}
+
+impl Hop {
+    fn view(&self) -> GuardView<'_> {
+        GuardView {
+            tool_name: &self.tool_name,
+            result: &self.result,
+            status: self.status.as_deref(),
+            iteration: self.iteration,
+            user_message: &self.user_message,
+            current_skill_id: Some("triage"),
+        }
+    }
+}
+
+/// Values near a guard constant: the constant, its neighbours, other types.
+fn around(value: &GuardValue) -> Vec<Value> {
+    let mut near = vec![Value::Null, json!(true), json!(false), json!(0), json!("")];
+    match value {
+        GuardValue::Number(n) => near.extend([
+            json!(n),
+            json!(n - 1.0),
+            json!(n + 1.0),
+            json!(n + 0.5),
+            json!(n.to_string()),
+        ]),
+        GuardValue::String(s) => near.extend([
+            json!(s),
+            json!(format!("{s}a")),
+            json!(s.chars().rev().collect::<String>()),
+            json!([s]),
+        ]),
+        GuardValue::Bool(b) => near.push(json!(b)),
+        GuardValue::Null => {}
+    }
+    near
+}
+
+fn hop_strategy(
+    guard: &Guard,
+    pre_statuses: Option<Vec<String>>,
+    pre_tool: Option<String>,
+) -> impl Strategy<Value = Hop> {
+    let mut candidates: Vec<(String, Vec<Value>)> = Vec::new();
+    for c in &guard.data().conditions {
+        let values: Vec<Value> = match &c.value {
+            skill_guard::ConditionValue::Scalar(v) => around(v),
+            skill_guard::ConditionValue::List(list) => list.iter().flat_map(around).collect(),
+        };
+        match candidates.iter_mut().find(|(key, _)| *key == c.key) {
+            Some((_, known)) => known.extend(values),
+            None => candidates.push((c.key.clone(), values)),
+        }
+    }
+    let picks: Vec<BoxedStrategy<Option<Value>>> = candidates
+        .iter()
+        .map(|(_, values)| {
+            prop_oneof![1 => Just(None), 6 => prop::sample::select(values.clone()).prop_map(Some)]
+                .boxed()
+        })
+        .collect();
+    let keys: Vec<String> = candidates.into_iter().map(|(key, _)| key).collect();
+    let statuses: Vec<String> =
+        pre_statuses.unwrap_or_else(|| ResultStatus::ALL.iter().map(|s| s.to_string()).collect());
+    (picks, prop::sample::select(statuses), any::<bool>()).prop_map(
+        move |(picked, status, keep_status)| {
+            let mut hop = Hop {
+                tool_name: pre_tool.clone().unwrap_or_else(|| "lookup_order".into()),
+                status: keep_status.then_some(status),
+                iteration: 3.0,
+                user_message: "m".into(),
+                result: String::new(),
+            };
+            let mut fields = Map::new();
+            for (key, value) in keys.iter().zip(picked) {
+                let Some(value) = value else { continue };
+                match key.as_str() {
+                    "toolName" if pre_tool.is_none() => {
+                        hop.tool_name = value.as_str().unwrap_or("lookup_order").into()
+                    }
+                    "status" if hop.status.is_some() && value.is_string() => {
+                        // Only statuses the edge routes on, when it declares some.
+                        if let Some(s) = value.as_str().filter(|s| ResultStatus::is_status(s)) {
+                            hop.status = Some(s.into());
+                        }
+                    }
+                    "iteration" => hop.iteration = value.as_f64().unwrap_or(hop.iteration),
+                    "userMessage" => hop.user_message = value.as_str().unwrap_or("m").into(),
+                    "toolName" | "status" => {}
+                    _ => {
+                        fields.insert(key.clone(), value);
+                    }
+                }
+            }
+            hop.result = Value::Object(fields).to_string();
+            hop
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn predicate_and_evaluator_always_agree(guard in guard(), result in prop_oneof![any_json().prop_map(|v| v.to_string()), ".*"], status in prop::option::of("success|failure|x"), iteration in -2.0f64..9.0) {
+        let guard = Guard::compile(&guard).expect("generated guards compile");
+        let view = GuardView { tool_name: "lookup_order", result: &result, status: status.as_deref(), iteration, user_message: "m", current_skill_id: None };
+        let evaluation = guard.evaluate(&view);
+        prop_assert_eq!(guard.test(&view), evaluation.verdict);
+        prop_assert_eq!(evaluation.verdict, evaluation.conditions.iter().all(|c| c.passed));
+        prop_assert_eq!(evaluation.conditions.len(), guard.data().conditions.len());
+    }
+
+    #[test]
+    fn compile_never_panics(value in any_json()) {
+        let wrapped = json!({ "key": value.clone() });
+        let _ = Guard::compile(&value);
+        let _ = Guard::compile(&wrapped);
+    }
+
+    #[test]
+    fn evaluation_never_panics_on_any_result_text(guard in guard(), result in prop_oneof![".*", any_json().prop_map(|v| v.to_string()), "[\\[\\]{}\",:0-9a-z\\\\ ]{0,40}"]) {
+        let guard = Guard::compile(&guard).expect("generated guards compile");
+        let view = GuardView::new("t", &result);
+        let _ = guard.evaluate(&view);
+        let _ = guard.test(&view);
+    }
+}
+
+/// A proven-unsatisfiable guard (with its edge's preconditions) passes no
+/// sampled view that meets those preconditions.
+#[test]
+fn a_proven_unsatisfiable_guard_passes_no_sampled_view() {
+    use proptest::test_runner::{Config, TestRunner};
+    let mut runner = TestRunner::new(Config {
+        cases: 2048,
+        ..Config::default()
+    });
+    let pre = (
+        prop::option::of(prop::collection::vec(
+            prop::sample::select(
+                ResultStatus::ALL
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect::<Vec<_>>(),
+            ),
+            1..3,
+        )),
+        prop::option::of(prop::sample::select(vec![
+            "lookup_order".to_owned(),
+            "a".to_owned(),
+            "high".to_owned(),
+        ])),
+    );
+    let proven = std::cell::Cell::new(0);
+    runner
+        .run(&(guard(), pre), |(guard, (statuses, tool))| {
+            let guard = Guard::compile(&guard).expect("generated guards compile");
+            let pre = Preconditions {
+                on_tool_statuses: statuses.as_deref(),
+                on_tool_return_exact: tool.as_deref(),
+            };
+            let Some(proof) = unsatisfiable(guard.data(), &pre) else {
+                return Ok(());
+            };
+            proven.set(proven.get() + 1);
+            let mut sampler = TestRunner::deterministic();
+            let hops = hop_strategy(&guard, statuses.clone(), tool.clone());
+            for _ in 0..64 {
+                let hop = hops.new_tree(&mut sampler).expect("hop").current();
+                if let (Some(on), Some(status)) = (&statuses, &hop.status)
+                    && !on.contains(status)
+                {
+                    continue;
+                }
+                if statuses.is_some() && hop.status.is_none() {
+                    continue;
+                }
+                prop_assert!(
+                    !guard.test(&hop.view()),
+                    "{} ({}) yet passed {:?} / {:?}",
+                    proof.code(),
+                    proof,
+                    hop.result,
+                    hop.status
+                );
+            }
+            Ok(())
+        })
+        .unwrap();
+    let proven = proven.get();
+    assert!(
+        proven > 50,
+        "only {proven} generated guards were proven unsatisfiable; the law was barely exercised"
+    );
+}
