@@ -2,20 +2,33 @@
 //! `expect`.
 
 use serde_json::{Map, Value, json};
-use skill_core::{GuardView, classify_target, resolve_surface_mode};
+use skill_checkup::{
+    Vocabulary, assert_vocabulary, check_vocabularies, tool_only_delivery_refusal,
+};
+use skill_core::{
+    GuardView, ReadSkillOffer, Skill, classify_target, resolve_surface_mode,
+    resolved_surface_mode_of,
+};
 use skill_guard::{Guard, Preconditions, mermaid_caption, plain_caption, unsatisfiable};
+use skill_tools::{Execute, NO_DESCRIPTION, list_skills, offer_view, read_skill};
 
 use crate::Case;
 use crate::compare::json_equal;
 
 /// Every suite this runner checks.
-pub const SUITES: [&str; 6] = [
+pub const SUITES: [&str; 12] = [
     "target.classify",
     "surface.resolve",
     "guard.compile",
     "guard.evaluate",
     "guard.unsatisfiable",
     "guard.caption",
+    "vocabulary.assert",
+    "vocabulary.check",
+    "delivery.refusal",
+    "delivery.resolved_mode",
+    "tools.read_skill",
+    "tools.list_skills",
 ];
 
 /// Why a case did not pass.
@@ -46,6 +59,12 @@ pub fn check_case(case: &Case) -> Result<(), Mismatch> {
         "guard.evaluate" => guard_evaluate(input),
         "guard.unsatisfiable" => guard_unsatisfiable(input),
         "guard.caption" => guard_caption(input),
+        "vocabulary.assert" => vocabulary_assert(input),
+        "vocabulary.check" => vocabulary_check(input),
+        "delivery.refusal" => delivery_refusal(input),
+        "delivery.resolved_mode" => delivery_resolved_mode(input),
+        "tools.read_skill" => tools_read_skill(input, &case.expect),
+        "tools.list_skills" => tools_list_skills(input),
         _ => return Err(Mismatch::UnknownSuite),
     }
     .map_err(Mismatch::BadInput)?;
@@ -178,4 +197,114 @@ fn guard_unsatisfiable(input: &Value) -> Answer {
 fn guard_caption(input: &Value) -> Answer {
     let guard = compiled(input)?;
     Ok(json!({ "plain": plain_caption(guard.data()), "mermaid": mermaid_caption(guard.data()) }))
+}
+
+fn skills_of(input: &Value) -> Result<Vec<Skill>, String> {
+    serde_json::from_value(field(input, "skills")?.clone())
+        .map_err(|err| format!("`skills` are not skills: {err}"))
+}
+
+fn vocabulary_assert(input: &Value) -> Answer {
+    let what = opt_str(input, "what")?.ok_or("input has no `what`")?;
+    let what = Vocabulary::parse(what)
+        .ok_or_else(|| format!("`what` is \"{what}\", not produces or consumes"))?;
+    Ok(match assert_vocabulary(what, input.get("kinds")) {
+        Ok(()) => json!({ "ok": true }),
+        Err(err) => json!({ "ok": false, "refusal": err.code() }),
+    })
+}
+
+fn vocabulary_check(input: &Value) -> Answer {
+    let warnings: Vec<Value> = check_vocabularies(&skills_of(input)?)
+        .into_iter()
+        .map(|problem| {
+            let mut warning = Map::new();
+            warning.insert("skill".into(), problem.skill.into());
+            warning.insert("step".into(), problem.step.into());
+            if let Some(tool) = problem.tool {
+                warning.insert("tool".into(), tool.into());
+            }
+            warning.insert("kind".into(), problem.kind.into());
+            Value::Object(warning)
+        })
+        .collect();
+    Ok(json!({ "warnings": warnings }))
+}
+
+fn delivery_refusal(input: &Value) -> Answer {
+    let offenders = tool_only_delivery_refusal(&skills_of(input)?)
+        .map(|r| r.offenders)
+        .unwrap_or_default();
+    Ok(json!({ "offenders": offenders }))
+}
+
+fn delivery_resolved_mode(input: &Value) -> Answer {
+    let skill: Skill = serde_json::from_value(field(input, "skill")?.clone())
+        .map_err(|err| format!("`skill` is not a skill: {err}"))?;
+    let mode = resolved_surface_mode_of(
+        &skill,
+        opt_str(input, "provider")?,
+        opt_str(input, "model")?,
+    );
+    Ok(json!({ "mode": mode.as_str() }))
+}
+
+/// The id the reference executed is part of its answer: call ours with it.
+fn tools_read_skill(input: &Value, expect: &Value) -> Answer {
+    let skills = skills_of(input)?;
+    let offer: Option<ReadSkillOffer> = match input.get("offer") {
+        None | Some(Value::Null) => None,
+        Some(offer) => Some(
+            serde_json::from_value(offer.clone())
+                .map_err(|err| format!("`offer` is not an offer: {err}"))?,
+        ),
+    };
+    let Some(tool) = read_skill(&skills, offer.as_ref()) else {
+        return Ok(json!({ "withheld": true }));
+    };
+    let Execute::ReadSkill(call) = &tool.execute else {
+        return Err("read_skill returned another tool".into());
+    };
+    let id = expect
+        .pointer("/execute/id")
+        .and_then(Value::as_str)
+        .unwrap_or("ghost");
+    if tool
+        .execute
+        .call(&json!({ "id": id }))
+        .map_err(|err| err.to_string())?
+        != call.answer_text(id)
+    {
+        return Err("execute and the typed answer disagree".into());
+    }
+    Ok(json!({
+        "withheld": false,
+        "enum": tool.input_schema.pointer("/properties/id/enum"),
+        "view": offer_view(&skills, offer.as_ref()),
+        "execute": { "id": id, "kind": call.answer(id).kind() },
+    }))
+}
+
+fn tools_list_skills(input: &Value) -> Answer {
+    let skills = skills_of(input)?;
+    let Some(tool) = list_skills(&skills) else {
+        return Ok(json!({ "withheld": true }));
+    };
+    let text = tool
+        .execute
+        .call(&json!({}))
+        .map_err(|err| err.to_string())?;
+    let catalog: Vec<Value> = serde_json::from_str(&text)
+        .map_err(|err| format!("list_skills did not answer JSON: {err}"))?;
+    let catalog: Vec<Value> = catalog
+        .into_iter()
+        .zip(&skills)
+        .map(|(mut entry, skill)| {
+            if skill.description.is_none() && entry["description"] == NO_DESCRIPTION {
+                entry["description"] = Value::Null;
+            }
+            entry
+        })
+        .collect();
+    Ok(json!({ "withheld": false, "catalog": catalog }))
 }

@@ -54,9 +54,13 @@ pub struct Skill {
     /// Artifact kinds the skill needs to arrive (`None`: not declared).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub consumes: Option<Vec<String>>,
-    /// The ordered procedure, each step running one of the skill's tools.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub steps: Vec<Step>,
+    /// The ordered procedure, each step running one of the skill's tools
+    /// (`None`: not declared; `Some([])` is refused by authoring validation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps: Option<Vec<Step>>,
+    /// Guidance for when the model skips a step; meaningful only with steps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_skip: Option<String>,
     /// How a graph activates the skill, when one does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub routing: Option<Routing>,
@@ -76,9 +80,15 @@ impl Skill {
             surface_mode: SurfaceMode::Auto,
             produces: None,
             consumes: None,
-            steps: Vec::new(),
+            steps: None,
+            on_skip: None,
             routing: None,
         }
+    }
+
+    /// The declared steps, or none.
+    pub fn steps(&self) -> &[Step] {
+        self.steps.as_deref().unwrap_or_default()
     }
 
     /// The first tool the skill carries under `name`, if any.

@@ -43,8 +43,8 @@ pub fn from_js_string(text: &str) -> f64 {
 }
 
 /// JavaScript's white space and line terminators, as `String.prototype.trim`
-/// and `Number` strip them.
-pub(crate) fn is_js_space(c: char) -> bool {
+/// and `Number` strip them (U+0085 is not one; U+FEFF is).
+pub fn is_js_space(c: char) -> bool {
     matches!(
         c,
         '\u{9}'..='\u{d}'

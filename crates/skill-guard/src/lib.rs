@@ -56,6 +56,7 @@ pub use unsatisfiable::{Preconditions, Unsatisfiable, unsatisfiable};
 /// to print or read values the same way.
 pub mod js {
     pub use crate::js_number::{
-        from_js_string as number_from_string, to_js_string as number_to_string,
+        from_js_string as number_from_string, is_js_space as is_space,
+        to_js_string as number_to_string,
     };
 }

@@ -1,0 +1,77 @@
+//! The build-time check-up of skill declarations.
+//!
+//! `skill-checkup` owns what can be said about a declaration before anything
+//! runs: authoring validation ([`validate_skill`], [`assert_vocabulary`]),
+//! vocabulary satisfiability ([`check_vocabularies`]), the body-delivery
+//! refusal ([`tool_only_delivery_refusal`]), and the [`Checkup`] that collects
+//! every [`Problem`] of every check.
+//!
+//! It must never do I/O, print or keep global state, and depends on
+//! `skill-core` and `skill-guard` only.
+//!
+//! The key design decision: analyses never stop at the first problem. A
+//! check-up returns every finding with a stable code and a message that says
+//! what is wrong, why the check can say so, what it cannot see, and the fix;
+//! `Result` is kept for single authoring calls that refuse a declaration.
+//!
+//! ```
+//! use skill_checkup::checkup;
+//! use skill_core::Skill;
+//!
+//! let skills: Vec<Skill> = serde_json::from_str(r#"[
+//!     { "id": "charting", "consumes": ["dataset/rows"] },
+//!     { "id": "billing", "trigger": "rule", "surface_mode": "tool-only", "body": "Refund carefully." }
+//! ]"#)?;
+//! let report = checkup(&skills);
+//! assert!(!report.ok);
+//! let codes: Vec<_> = report.problems.iter().map(|p| p.code).collect();
+//! assert_eq!(codes, ["artifact-kind-unsatisfied", "tool-only-delivered-nowhere"]);
+//! # Ok::<(), serde_json::Error>(())
+//! ```
+
+mod authoring;
+mod delivery;
+mod problem;
+mod vocabulary;
+
+pub use authoring::{
+    AuthoringError, AuthoringFault, Vocabulary, VocabularyError, assert_kinds, assert_vocabulary,
+    authoring_errors, validate_skill,
+};
+pub use delivery::{
+    Activation, DELIVERED_NOWHERE, DeliveryRefusal, Offender, tool_only_delivery_refusal,
+};
+pub use problem::{Checkup, Problem, Severity};
+pub use vocabulary::{UNSATISFIED, check_vocabularies};
+
+use skill_core::Skill;
+
+/// The problems of a catalog: authoring faults of every skill (errors), the
+/// vocabulary warnings, and the body-delivery refusal (an error). Every
+/// check runs; none stops at the first finding.
+pub fn checkup(skills: &[Skill]) -> Checkup {
+    Checkup::from_problems(problems_of(skills))
+}
+
+/// The problems [`checkup`] collects, for callers that add their own.
+pub fn problems_of(skills: &[Skill]) -> Vec<Problem> {
+    let mut problems: Vec<Problem> = skills
+        .iter()
+        .flat_map(authoring_errors)
+        .map(|err| {
+            let mut problem =
+                Problem::new(Severity::Error, err.code(), err.to_string()).about_skill(&err.skill);
+            problem.step = err.step;
+            problem
+        })
+        .collect();
+    problems.extend(check_vocabularies(skills));
+    if let Some(refusal) = tool_only_delivery_refusal(skills) {
+        problems.push(Problem::new(
+            Severity::Error,
+            DELIVERED_NOWHERE,
+            refusal.to_string(),
+        ));
+    }
+    problems
+}

@@ -1,0 +1,224 @@
+//! Vocabulary satisfiability: does anything on this agent claim to make what
+//! a consumer claims to need? A warning per unsatisfied kind, never an error,
+//! because the check reads declarations only.
+
+use std::collections::HashSet;
+
+use skill_core::Skill;
+
+use crate::problem::{Problem, Severity};
+
+/// The code of every warning this check emits.
+pub const UNSATISFIED: &str = "artifact-kind-unsatisfied";
+
+/// What every warning says about the limits of the check.
+const BOUNDARY: &str = "This check reads declarations only. It cannot see a tool that makes an \
+artifact without declaring `produces`, an artifact stored by an earlier run, another agent or an outside \
+job, nor the order routes run in: a producer declared anywhere on this agent is enough to satisfy it. If \
+the kind really arrives from outside, give the skill a tool that `wants` it (that is how an artifact is \
+redeemed at dispatch), or drop the declaration.";
+
+/// Check every declared vocabulary of `skills` (only the `skill` flavor).
+///
+/// A consumed kind is satisfied by any `produces` of any skill or step, or
+/// by a `wants` of one of the consumer's own tools; a step's consumed kind
+/// also by an earlier step of its skill, by the `wants` of the tool it runs,
+/// or by its skill's own `consumes`. One warning per unsatisfied kind:
+/// skills in order, each skill's own `consumes` first, then its steps. With
+/// nothing declared anywhere the check costs one pass and finds nothing.
+pub fn check_vocabularies(skills: &[Skill]) -> Vec<Problem> {
+    let skills: Vec<&Skill> = skills.iter().filter(|s| s.flavor.is_skill()).collect();
+    let declared = skills.iter().any(|s| {
+        s.produces.is_some()
+            || s.consumes.is_some()
+            || s.steps()
+                .iter()
+                .any(|step| step.produces.is_some() || step.consumes.is_some())
+    });
+    if !declared {
+        return Vec::new();
+    }
+    let mut produced: HashSet<&str> = HashSet::new();
+    for skill in &skills {
+        produced.extend(kinds(&skill.produces));
+        for step in skill.steps() {
+            produced.extend(kinds(&step.produces));
+        }
+    }
+    let clause = produced_clause(&produced);
+    let mut problems = Vec::new();
+    for skill in &skills {
+        let wants: HashSet<&str> = skill
+            .tools
+            .iter()
+            .flat_map(|tool| tool.want_kinds())
+            .collect();
+        let own_consumes = kinds(&skill.consumes);
+        for kind in &own_consumes {
+            if produced.contains(kind) || wants.contains(kind) {
+                continue;
+            }
+            let message = format!(
+                "Skill \"{id}\" consumes '{kind}', but no skill and no step on this agent declares that it \
+                 produces '{kind}', and none of the skill's tools `wants` it. {clause} Until something does, \
+                 every reference the model makes to a '{kind}' artifact will find none in scope. {BOUNDARY}",
+                id = skill.id
+            );
+            problems.push(warning(skill, None, None, kind, message));
+        }
+        let mut earlier: HashSet<&str> = HashSet::new();
+        for (index, step) in skill.steps().iter().enumerate() {
+            let carried: HashSet<&str> = skill
+                .tool(&step.tool)
+                .map(|tool| tool.want_kinds().collect())
+                .unwrap_or_default();
+            for kind in kinds(&step.consumes) {
+                if produced.contains(kind)
+                    || earlier.contains(kind)
+                    || carried.contains(kind)
+                    || own_consumes.contains(&kind)
+                {
+                    continue;
+                }
+                let message = format!(
+                    "Step {number} of skill \"{id}\" (tool '{tool}') consumes '{kind}', but nothing that can \
+                     come before it declares that it produces '{kind}': no earlier step of the skill, no skill \
+                     on this agent, and \"{id}\" does not list it in its own `consumes` (which is how a step \
+                     says the kind arrives from outside). {clause} {BOUNDARY}",
+                    number = index + 1,
+                    id = skill.id,
+                    tool = step.tool
+                );
+                problems.push(warning(
+                    skill,
+                    Some(index + 1),
+                    Some(&step.tool),
+                    kind,
+                    message,
+                ));
+            }
+            earlier.extend(kinds(&step.produces));
+        }
+    }
+    problems
+}
+
+/// The kinds of a declaration (none when it is absent).
+fn kinds(list: &Option<Vec<String>>) -> Vec<&str> {
+    list.iter().flatten().map(String::as_str).collect()
+}
+
+fn warning(
+    skill: &Skill,
+    step: Option<usize>,
+    tool: Option<&str>,
+    kind: &str,
+    message: String,
+) -> Problem {
+    let mut problem = Problem::new(Severity::Warning, UNSATISFIED, message).about_skill(&skill.id);
+    problem.step = step;
+    problem.tool = tool.map(str::to_owned);
+    problem.kind = Some(kind.to_owned());
+    problem
+}
+
+/// The sentence naming what the agent does declare it produces: a check is
+/// corrected by naming what exists, never only by saying what does not.
+fn produced_clause(produced: &HashSet<&str>) -> String {
+    if produced.is_empty() {
+        return "Nothing on this agent declares `produces` at all.".to_owned();
+    }
+    let mut listed: Vec<&str> = produced.iter().copied().collect();
+    listed.sort_unstable();
+    let quoted: Vec<String> = listed.iter().map(|kind| format!("'{kind}'")).collect();
+    let spoken = match quoted.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => quoted.join(""),
+    };
+    format!("The kinds this agent declares it produces are {spoken}.")
+}
+
+#[cfg(test)]
+mod tests {
+    use skill_core::{Flavor, Step, ToolDecl};
+
+    use super::*;
+
+    fn skill(id: &str) -> Skill {
+        Skill::new(id)
+    }
+
+    fn found(problems: &[Problem]) -> Vec<(String, Option<usize>, String)> {
+        problems
+            .iter()
+            .map(|p| {
+                (
+                    p.skill.clone().unwrap_or_default(),
+                    p.step,
+                    p.kind.clone().unwrap_or_default(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn nothing_declared_means_nothing_to_say() {
+        assert!(check_vocabularies(&[skill("a"), skill("b")]).is_empty());
+    }
+
+    #[test]
+    fn producers_wants_earlier_steps_and_own_consumes_satisfy() {
+        let mut charting = skill("charting");
+        charting.consumes = Some(vec![
+            "dataset/rows".into(),
+            "style/sheet".into(),
+            "token".into(),
+        ]);
+        charting.tools = vec![ToolDecl {
+            name: "render".into(),
+            wants: [("t".to_owned(), "token".to_owned())].into(),
+        }];
+        charting.steps = Some(vec![
+            Step {
+                tool: "render".into(),
+                note: "n".into(),
+                produces: Some(vec!["draft".into()]),
+                consumes: Some(vec!["style/sheet".into(), "ghost".into()]),
+            },
+            Step {
+                tool: "render".into(),
+                note: "n".into(),
+                produces: None,
+                consumes: Some(vec!["draft".into(), "ghost".into()]),
+            },
+        ]);
+        let mut fetcher = skill("fetcher");
+        fetcher.produces = Some(vec!["dataset/rows".into()]);
+        let mut rag = skill("rag");
+        rag.flavor = Flavor::Other("rag".into());
+        rag.produces = Some(vec!["style/sheet".into()]);
+        let problems = check_vocabularies(&[charting, fetcher, rag]);
+        assert_eq!(
+            found(&problems),
+            [
+                ("charting".to_owned(), None, "style/sheet".to_owned()),
+                ("charting".to_owned(), Some(1), "ghost".to_owned()),
+                ("charting".to_owned(), Some(2), "ghost".to_owned()),
+            ]
+        );
+        assert!(
+            problems
+                .iter()
+                .all(|p| p.severity == Severity::Warning && p.code == UNSATISFIED)
+        );
+        let message = &problems[1].message;
+        assert!(
+            message.contains("Step 1 of skill \"charting\" (tool 'render')"),
+            "{message}"
+        );
+        assert!(
+            message.contains("are 'dataset/rows' and 'draft'"),
+            "{message}"
+        );
+    }
+}

@@ -1,0 +1,51 @@
+//! Host-neutral tool descriptors for a skill graph.
+//!
+//! `skill-tools` owns the tools a skill graph needs the model to have:
+//! [`read_skill`] (the cursor door: its enum is the catalog, its description
+//! the offer, its answer the body or a confirmation) and [`list_skills`]; the
+//! [`OfferView`] that says, as data, what one request's description may name;
+//! its rendering under the lens law ([`OfferView::render`]); and the JSON
+//! formats hosts speak ([`HostFormat`]: Anthropic, OpenAI chat, MCP).
+//!
+//! It must never do I/O, print or keep global state, and it depends on
+//! `skill-core` alone: it never sees guards or the check-up.
+//!
+//! The key design decision: the description is composed in two steps, a
+//! structured view and then its rendering, so the laws that matter (no hidden
+//! id, absence only "from here", a filtered-out set dropped rather than
+//! denied) are checked on data, and the wording can change without moving
+//! what is said. Sets are classified with hash sets, because the description
+//! is recomposed for every request.
+//!
+//! ```
+//! use skill_core::{ReadSkillOffer, Skill};
+//! use skill_tools::{list_skills, read_skill, HostFormat};
+//!
+//! let skills = vec![Skill::new("triage"), Skill::new("refunds")];
+//! let offer = ReadSkillOffer {
+//!     grantable: Some(vec!["refunds".into()]),
+//!     cursor_id: Some("triage".into()),
+//!     ..ReadSkillOffer::default()
+//! };
+//! let tool = read_skill(&skills, Some(&offer)).expect("skills exist");
+//! let anthropic = tool.to_host(HostFormat::Anthropic)?;
+//! assert_eq!(anthropic["name"], "read_skill");
+//! assert!(list_skills(&skills).is_some());
+//! # Ok::<(), skill_tools::ToolNameError>(())
+//! ```
+
+mod descriptor;
+mod lens;
+mod list_skills;
+mod offer_view;
+mod read_skill;
+
+pub use descriptor::{
+    Execute, HostFormat, InputError, ToolDescriptor, ToolNameError, validate_tool_name,
+};
+pub use lens::NO_DESCRIPTION;
+pub use list_skills::{LIST_SKILLS, ListSkillsCall, list_skills};
+pub use offer_view::{MenuRow, OfferMode, OfferView, Row, offer_view};
+pub use read_skill::{
+    READ_SKILL, ReadSkillAnswer, ReadSkillCall, activation_confirmation, read_skill,
+};

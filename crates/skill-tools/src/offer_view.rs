@@ -1,0 +1,341 @@
+//! The offer view: what one request's `read_skill` description may say,
+//! as data, before any sentence is written. The conformance vectors pin this
+//! shape; [`OfferView::render`](crate::OfferView::render) turns it into text.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::{Serialize, Serializer};
+use skill_core::{ReadSkillOffer, Skill, TargetClass, classify_target, spoken};
+
+/// Which description the offer calls for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OfferMode {
+    /// No graph (or no offer at all), something visible: the plain catalog.
+    Catalog,
+    /// No graph and nothing visible: nothing else is said.
+    NoSkills,
+    /// A decision tree: the skills it leaves to the model.
+    Tree,
+    /// A graph: what is reachable from the cursor, and what is not.
+    Graph,
+}
+
+/// A skill named in a list. Its description is printed the first time its
+/// id appears in the offer (`described`), and only its id after that.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Row<'a> {
+    /// The skill's id.
+    pub id: &'a str,
+    /// Whether this row prints the description.
+    pub described: bool,
+    /// The description to print (`None` when the skill has none).
+    #[serde(skip)]
+    pub description: Option<&'a str>,
+}
+
+/// A menu candidate that survived the hidden filter.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct MenuRow<'a> {
+    /// The skill's id.
+    pub id: &'a str,
+    /// Whether this row prints the description.
+    pub described: bool,
+    /// JavaScript `Math.round(relevance × 100)`, when a relevance was given.
+    #[serde(serialize_with = "integral")]
+    pub relevance_pct: Option<f64>,
+    /// The description to print (`None` when the skill has none).
+    #[serde(skip)]
+    pub description: Option<&'a str>,
+}
+
+fn integral<S: Serializer>(value: &Option<f64>, serializer: S) -> Result<S::Ok, S::Error> {
+    const SAFE: f64 = 9_007_199_254_740_992.0;
+    match value {
+        // The cast is exact: the value is integral and within ±2^53.
+        #[allow(clippy::cast_possible_truncation)]
+        Some(n) if n.fract() == 0.0 && n.abs() <= SAFE => serializer.serialize_i64(*n as i64),
+        Some(n) if n.is_finite() => serializer.serialize_f64(*n),
+        _ => serializer.serialize_none(),
+    }
+}
+
+/// What one `read_skill` description may say (SPEC §6.2). Hidden skills are
+/// in no field; the cursor is in no list.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OfferView<'a> {
+    /// The cursor, named on every call that has one (unless hidden).
+    pub cursor: Option<&'a str>,
+    /// Whether staying where the cursor is counts as an answer.
+    pub stay: bool,
+    /// The surviving menu rows; `None` without a menu or with none left.
+    pub menu: Option<Vec<MenuRow<'a>>>,
+    /// Whether a menu is shown and answering without a pick is allowed.
+    pub menu_allows_no_pick: bool,
+    /// Which description this is.
+    pub mode: OfferMode,
+    /// `Catalog` mode: the visible skills, in catalog order.
+    pub catalog: Vec<Row<'a>>,
+    /// `Tree` mode: the visible skills the tree leaves to the model.
+    pub tree_open: Vec<Row<'a>>,
+    /// `Graph` mode: the visible hops from the cursor.
+    pub reachable: Vec<Row<'a>>,
+    /// `Graph` mode: nothing at all is wired out of here (not merely hidden).
+    pub nothing_reachable: bool,
+    /// `Graph` mode: visible skills a move to is not granted from here.
+    pub refusable: Vec<Row<'a>>,
+}
+
+impl<'a> OfferView<'a> {
+    fn empty(mode: OfferMode) -> Self {
+        OfferView {
+            cursor: None,
+            stay: false,
+            menu: None,
+            menu_allows_no_pick: false,
+            mode,
+            catalog: Vec::new(),
+            tree_open: Vec::new(),
+            reachable: Vec::new(),
+            nothing_reachable: false,
+            refusable: Vec::new(),
+        }
+    }
+}
+
+/// JavaScript's `Math.round`: halves round up, toward +∞.
+fn js_round(x: f64) -> f64 {
+    let floor = x.floor();
+    if x - floor >= 0.5 { floor + 1.0 } else { floor }
+}
+
+/// Hands out rows, describing each id the first time it appears.
+struct Describer<'a> {
+    described: HashSet<&'a str>,
+}
+
+impl<'a> Describer<'a> {
+    fn row(&mut self, skill: &'a Skill) -> Row<'a> {
+        Row {
+            id: &skill.id,
+            described: self.described.insert(&skill.id),
+            description: skill.description.as_deref(),
+        }
+    }
+}
+
+/// The view of `offer` over `skills` (no offer: the whole catalog, every row
+/// described).
+///
+/// ```
+/// use skill_core::{ReadSkillOffer, Skill};
+/// use skill_tools::{offer_view, OfferMode};
+///
+/// let skills = vec![Skill::new("triage"), Skill::new("refunds"), Skill::new("audit")];
+/// let offer = ReadSkillOffer {
+///     grantable: Some(vec!["refunds".into()]),
+///     cursor_id: Some("triage".into()),
+///     hidden_ids: vec!["audit".into()],
+///     ..ReadSkillOffer::default()
+/// };
+/// let view = offer_view(&skills, Some(&offer));
+/// assert_eq!(view.mode, OfferMode::Graph);
+/// assert_eq!(view.cursor, Some("triage"));
+/// assert_eq!(view.reachable[0].id, "refunds");
+/// assert!(view.refusable.is_empty(), "audit is hidden, so it is in no list");
+/// ```
+pub fn offer_view<'a>(skills: &'a [Skill], offer: Option<&'a ReadSkillOffer>) -> OfferView<'a> {
+    let Some(offer) = offer else {
+        let mut view = OfferView::empty(OfferMode::Catalog);
+        view.catalog = skills
+            .iter()
+            .map(|s| Row {
+                id: &s.id,
+                described: true,
+                description: s.description.as_deref(),
+            })
+            .collect();
+        return view;
+    };
+    let hidden: HashSet<&str> = offer.hidden_ids.iter().map(String::as_str).collect();
+    let visible = |s: &&'a Skill| !hidden.contains(s.id.as_str());
+    let mut describer = Describer {
+        described: HashSet::new(),
+    };
+
+    let candidates = offer
+        .menu
+        .as_ref()
+        .map(|m| m.candidates.as_slice())
+        .unwrap_or_default();
+    let mut menu_rows = Vec::new();
+    if !candidates.is_empty() {
+        // The last skill with an id wins, as a map built over the catalog does.
+        let by_id: HashMap<&str, &Skill> = skills
+            .iter()
+            .filter(visible)
+            .map(|s| (s.id.as_str(), s))
+            .collect();
+        for candidate in candidates {
+            if let Some(skill) = by_id.get(candidate.id.as_str()) {
+                let row = describer.row(skill);
+                menu_rows.push(MenuRow {
+                    id: row.id,
+                    described: row.described,
+                    relevance_pct: candidate.relevance.map(|r| js_round(r * 100.0)),
+                    description: row.description,
+                });
+            }
+        }
+    }
+    let named = offer
+        .cursor_id
+        .as_deref()
+        .or_else(|| offer.menu.as_ref().and_then(|m| m.cursor_id.as_deref()));
+    let cursor = named.filter(|id| !hidden.contains(id));
+    let stay = offer.menu.as_ref().is_some_and(|m| m.stay) && cursor.is_some();
+    let menu_shown = offer.menu.is_some() && !menu_rows.is_empty();
+
+    let Some(grantable) = &offer.grantable else {
+        if !skills.iter().any(|s| visible(&s)) {
+            return OfferView::empty(OfferMode::NoSkills);
+        }
+        let mut view = OfferView::empty(OfferMode::Catalog);
+        view.catalog = skills
+            .iter()
+            .filter(visible)
+            .map(|s| describer.row(s))
+            .collect();
+        return OfferView {
+            cursor,
+            stay,
+            menu_allows_no_pick: menu_shown && !stay,
+            menu: menu_shown.then_some(menu_rows),
+            ..view
+        };
+    };
+
+    let grantable: HashSet<&str> = grantable.iter().map(String::as_str).collect();
+    let no_open: [&str; 0] = [];
+    let class_of = |s: &Skill| classify_target(cursor, &s.id, &grantable, &no_open[..]);
+    let hops = spoken(
+        skills.iter().filter(|s| class_of(s) == TargetClass::Hop),
+        |s| visible(s),
+    );
+    let mut view = if offer.tree_routed {
+        let mut view = OfferView::empty(OfferMode::Tree);
+        view.tree_open = hops.named.iter().map(|s| describer.row(s)).collect();
+        view
+    } else {
+        let mut view = OfferView::empty(OfferMode::Graph);
+        view.reachable = hops.named.iter().map(|s| describer.row(s)).collect();
+        view.nothing_reachable = !hops.held;
+        if offer.show_refusable {
+            view.refusable = skills
+                .iter()
+                .filter(|s| visible(s) && class_of(s) == TargetClass::Unreachable)
+                .map(|s| describer.row(s))
+                .collect();
+        }
+        view
+    };
+    view.cursor = cursor;
+    view.stay = stay;
+    view.menu_allows_no_pick = menu_shown && !stay;
+    view.menu = menu_shown.then_some(menu_rows);
+    view
+}
+
+/// Whether a tree-routed offer has no visible hop left, so `read_skill` is
+/// withheld. Classified with the raw `cursor_id` and hops = `grantable`.
+pub(crate) fn tree_has_nothing_to_open(skills: &[Skill], offer: &ReadSkillOffer) -> bool {
+    let hidden: HashSet<&str> = offer.hidden_ids.iter().map(String::as_str).collect();
+    let grantable: HashSet<&str> = offer
+        .grantable
+        .iter()
+        .flatten()
+        .map(String::as_str)
+        .collect();
+    let no_open: [&str; 0] = [];
+    !skills.iter().any(|s| {
+        !hidden.contains(s.id.as_str())
+            && classify_target(offer.cursor_id.as_deref(), &s.id, &grantable, &no_open[..])
+                == TargetClass::Hop
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use skill_core::{Menu, MenuCandidate};
+
+    use super::*;
+
+    fn skills(ids: &[&str]) -> Vec<Skill> {
+        ids.iter().map(|id| Skill::new(*id)).collect()
+    }
+
+    #[test]
+    fn math_round_rounds_halves_up() {
+        assert_eq!(js_round(12.5), 13.0);
+        assert_eq!(js_round(-12.5), -12.0);
+        assert_eq!(js_round(0.49999999999999994), 0.0);
+        assert_eq!(js_round(0.125 * 100.0), 13.0);
+    }
+
+    #[test]
+    fn descriptions_print_once_menu_first() {
+        let catalog = skills(&["alpha", "beta", "gamma"]);
+        let offer = ReadSkillOffer {
+            grantable: Some(vec!["beta".into()]),
+            cursor_id: Some("alpha".into()),
+            menu: Some(Menu {
+                candidates: vec![MenuCandidate {
+                    id: "beta".into(),
+                    relevance: Some(0.6),
+                }],
+                cursor_id: None,
+                stay: false,
+            }),
+            ..ReadSkillOffer::default()
+        };
+        let view = offer_view(&catalog, Some(&offer));
+        let json = serde_json::to_value(&view).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({
+                "cursor": "alpha", "stay": false,
+                "menu": [{"id": "beta", "described": true, "relevance_pct": 60}],
+                "menu_allows_no_pick": true, "mode": "graph", "catalog": [], "tree_open": [],
+                "reachable": [{"id": "beta", "described": false}], "nothing_reachable": false,
+                "refusable": [{"id": "gamma", "described": true}]
+            })
+        );
+    }
+
+    #[test]
+    fn a_filter_that_empties_the_hops_is_not_nothing_reachable() {
+        let catalog = skills(&["alpha", "beta"]);
+        let mut offer = ReadSkillOffer {
+            grantable: Some(vec!["beta".into()]),
+            cursor_id: Some("alpha".into()),
+            ..ReadSkillOffer::default()
+        };
+        offer.hidden_ids = vec!["beta".into()];
+        let view = offer_view(&catalog, Some(&offer));
+        assert!(view.reachable.is_empty() && !view.nothing_reachable);
+        offer.grantable = Some(Vec::new());
+        assert!(offer_view(&catalog, Some(&offer)).nothing_reachable);
+    }
+
+    #[test]
+    fn nothing_visible_without_a_graph_says_nothing_else() {
+        let catalog = skills(&["alpha"]);
+        let offer = ReadSkillOffer {
+            hidden_ids: vec!["alpha".into()],
+            cursor_id: Some("x".into()),
+            ..ReadSkillOffer::default()
+        };
+        let view = offer_view(&catalog, Some(&offer));
+        assert_eq!(view, OfferView::empty(OfferMode::NoSkills));
+    }
+}

@@ -1,0 +1,223 @@
+//! `read_skill`: the tool through which the model activates a skill. Its
+//! enum is the whole catalog, its description is the offer, and its answer
+//! is the body (for skills delivered by read) or a confirmation.
+
+use std::collections::HashSet;
+
+use serde_json::{Value, json};
+use skill_core::{ReadSkillOffer, Skill};
+
+use crate::descriptor::{Execute, InputError, ToolDescriptor, arguments};
+use crate::offer_view::{offer_view, tree_has_nothing_to_open};
+
+/// The tool's name.
+pub const READ_SKILL: &str = "read_skill";
+
+const EXAMPLE: &str = "{\"id\": \"<skill id>\"}";
+
+/// What one `read_skill` call answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadSkillAnswer<'a> {
+    /// The skill's body, verbatim: its surface mode is `tool-only` or `both`
+    /// and it has a body.
+    Body(&'a str),
+    /// The skill was activated; its body (if any) arrives another way.
+    Confirmation(&'a str),
+    /// The id is not one the tool accepts.
+    Unknown(&'a str),
+}
+
+impl ReadSkillAnswer<'_> {
+    /// `body`, `confirmation` or `unknown`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ReadSkillAnswer::Body(_) => "body",
+            ReadSkillAnswer::Confirmation(_) => "confirmation",
+            ReadSkillAnswer::Unknown(_) => "unknown",
+        }
+    }
+}
+
+/// The data a `read_skill` call answers from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadSkillCall {
+    /// Every catalog id, in order, each with the body it delivers by read.
+    entries: Vec<(String, Option<String>)>,
+    /// Ids the unknown-id answer may not name.
+    hidden: HashSet<String>,
+}
+
+impl ReadSkillCall {
+    fn new(skills: &[Skill], offer: Option<&ReadSkillOffer>) -> Self {
+        let entries = skills
+            .iter()
+            .map(|s| {
+                let body = (s.surface_mode.delivers_by_read() && !s.body.is_empty())
+                    .then(|| s.body.clone());
+                (s.id.clone(), body)
+            })
+            .collect();
+        let hidden = offer
+            .map(|o| o.hidden_ids.iter().cloned().collect())
+            .unwrap_or_default();
+        ReadSkillCall { entries, hidden }
+    }
+
+    /// The answer for `id` (the last skill with that id wins).
+    pub fn answer<'s>(&'s self, id: &'s str) -> ReadSkillAnswer<'s> {
+        match self.entries.iter().rev().find(|(known, _)| known == id) {
+            None => ReadSkillAnswer::Unknown(id),
+            Some((_, Some(body))) => ReadSkillAnswer::Body(body),
+            Some((known, None)) => ReadSkillAnswer::Confirmation(known),
+        }
+    }
+
+    /// The answer's text.
+    pub fn answer_text(&self, id: &str) -> String {
+        match self.answer(id) {
+            ReadSkillAnswer::Body(body) => body.to_owned(),
+            ReadSkillAnswer::Confirmation(id) => activation_confirmation(id),
+            ReadSkillAnswer::Unknown(id) => {
+                let nameable: Vec<&str> = self
+                    .entries
+                    .iter()
+                    .map(|(known, _)| known.as_str())
+                    .filter(|known| !self.hidden.contains(*known))
+                    .collect();
+                if nameable.is_empty() {
+                    format!("'{id}' is not an id read_skill accepts on this call.")
+                } else {
+                    format!(
+                        "'{id}' is not an id read_skill accepts on this call. Pass one of: {}.",
+                        nameable.join(", ")
+                    )
+                }
+            }
+        }
+    }
+
+    pub(crate) fn call(&self, input: &Value) -> Result<String, InputError> {
+        let missing = || InputError::MissingArgument {
+            tool: READ_SKILL,
+            argument: "id",
+            example: EXAMPLE,
+        };
+        let arguments = arguments(READ_SKILL, input, &["id"], EXAMPLE)?.ok_or_else(missing)?;
+        let id = arguments
+            .get("id")
+            .and_then(Value::as_str)
+            .ok_or_else(missing)?;
+        Ok(self.answer_text(id))
+    }
+}
+
+/// What `read_skill` answers when it activated a skill without carrying its
+/// body: a sentence about this call only.
+pub fn activation_confirmation(id: &str) -> String {
+    format!("This call activated skill '{id}' for the next iteration.")
+}
+
+/// The `read_skill` descriptor for `skills` under `offer` (no offer: the
+/// plain catalog). `None` when there are no skills, or when a tree-routed
+/// offer leaves no visible skill to open (the tool is withheld; its name
+/// stays dispatchable for the host).
+///
+/// The schema's `enum` is every catalog id, unfiltered: narrowing it would
+/// turn the gate's teaching refusal into a schema error. The offer is
+/// narrowed in the description instead.
+///
+/// ```
+/// use serde_json::json;
+/// use skill_core::{Skill, SurfaceMode};
+/// use skill_tools::read_skill;
+///
+/// let mut billing = Skill::new("billing");
+/// billing.surface_mode = SurfaceMode::Both;
+/// billing.body = "Refund within 30 days.".into();
+/// let tool = read_skill(&[billing, Skill::new("triage")], None).expect("skills exist");
+/// assert_eq!(tool.input_schema["properties"]["id"]["enum"], json!(["billing", "triage"]));
+/// assert_eq!(tool.execute.call(&json!({"id": "billing"}))?, "Refund within 30 days.");
+/// # Ok::<(), skill_tools::InputError>(())
+/// ```
+pub fn read_skill(skills: &[Skill], offer: Option<&ReadSkillOffer>) -> Option<ToolDescriptor> {
+    if skills.is_empty() {
+        return None;
+    }
+    if offer.is_some_and(|o| o.tree_routed && tree_has_nothing_to_open(skills, o)) {
+        return None;
+    }
+    let ids: Vec<Value> = skills.iter().map(|s| Value::from(s.id.as_str())).collect();
+    Some(ToolDescriptor {
+        name: READ_SKILL.to_owned(),
+        description: offer_view(skills, offer).render(),
+        input_schema: json!({
+            "type": "object",
+            "properties": {
+                "id": { "type": "string", "enum": ids, "description": "The id of the skill to activate." }
+            },
+            "required": ["id"],
+            "additionalProperties": false,
+        }),
+        execute: Execute::ReadSkill(ReadSkillCall::new(skills, offer)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use skill_core::SurfaceMode;
+
+    use super::*;
+
+    #[test]
+    fn the_last_skill_with_an_id_answers() {
+        let mut first = Skill::new("a");
+        first.surface_mode = SurfaceMode::ToolOnly;
+        first.body = "first".into();
+        let mut second = first.clone();
+        second.body = "second".into();
+        let mut quiet = Skill::new("q");
+        quiet.body = "system prompt only".into();
+        let call = ReadSkillCall::new(&[first, second, quiet], None);
+        assert_eq!(call.answer("a"), ReadSkillAnswer::Body("second"));
+        assert_eq!(call.answer("q"), ReadSkillAnswer::Confirmation("q"));
+        assert_eq!(call.answer("z").kind(), "unknown");
+    }
+
+    #[test]
+    fn the_unknown_answer_names_no_hidden_id() {
+        let offer = ReadSkillOffer {
+            hidden_ids: vec!["secret".into()],
+            ..ReadSkillOffer::default()
+        };
+        let call = ReadSkillCall::new(&[Skill::new("open"), Skill::new("secret")], Some(&offer));
+        assert_eq!(
+            call.answer_text("x"),
+            "'x' is not an id read_skill accepts on this call. Pass one of: open."
+        );
+    }
+
+    #[test]
+    fn inputs_outside_the_schema_are_errors() {
+        let call = ReadSkillCall::new(&[Skill::new("a")], None);
+        assert_eq!(
+            call.call(&json!({})).unwrap_err().code(),
+            "missing-argument"
+        );
+        assert_eq!(
+            call.call(&json!({"id": 3})).unwrap_err().code(),
+            "missing-argument"
+        );
+        assert_eq!(
+            call.call(&json!({"id": "a", "x": 1})).unwrap_err().code(),
+            "unexpected-argument"
+        );
+        assert_eq!(
+            call.call(&json!("a")).unwrap_err().code(),
+            "input-not-an-object"
+        );
+        assert_eq!(
+            call.call(&json!({"id": "a"})).unwrap(),
+            "This call activated skill 'a' for the next iteration."
+        );
+    }
+}
