@@ -340,7 +340,9 @@ mod tests {
     use super::*;
 
     fn code(kinds: Value) -> &'static str {
-        assert_vocabulary(Vocabulary::Produces, Some(&kinds)).err().map_or("ok", |err| err.code())
+        assert_vocabulary(Vocabulary::Produces, Some(&kinds))
+            .err()
+            .map_or("ok", |err| err.code())
     }
 
     #[test]

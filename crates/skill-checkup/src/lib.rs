@@ -41,7 +41,7 @@ pub use authoring::{
 pub use delivery::{
     Activation, DELIVERED_NOWHERE, DeliveryRefusal, Offender, tool_only_delivery_refusal,
 };
-pub use problem::{Checkup, Problem, Severity};
+pub use problem::{Checkup, Message, Problem, Severity};
 pub use vocabulary::{UNSATISFIED, check_vocabularies};
 
 use skill_core::Skill;

@@ -2,8 +2,9 @@
 //! check, never only the first.
 
 use std::fmt;
+use std::sync::Arc;
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
 /// How bad a problem is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -41,7 +42,7 @@ pub struct Problem {
     /// The stable code, e.g. `artifact-kind-unsatisfied`.
     pub code: &'static str,
     /// The whole explanation, in sentences.
-    pub message: String,
+    pub message: Message,
     /// The skill the problem is about.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skill: Option<String>,
@@ -64,7 +65,7 @@ pub struct Problem {
 
 impl Problem {
     /// A problem with no location yet.
-    pub fn new(severity: Severity, code: &'static str, message: impl Into<String>) -> Self {
+    pub fn new(severity: Severity, code: &'static str, message: impl Into<Message>) -> Self {
         Problem {
             severity,
             code,
@@ -101,6 +102,70 @@ impl fmt::Display for Problem {
     /// `severity[code]: message`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}[{}]: {}", self.severity, self.code, self.message)
+    }
+}
+
+/// A problem's explanation: its own sentences, then, for a check whose
+/// problems all end with the same paragraph (what the check cannot see, what
+/// does exist), that paragraph, composed once per check and shared.
+/// It prints and serializes as one string.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Message {
+    own: String,
+    shared: Option<Arc<str>>,
+}
+
+impl Message {
+    /// A message of `own` sentences followed by the `shared` paragraph.
+    pub fn with_shared(own: String, shared: Arc<str>) -> Self {
+        Message {
+            own,
+            shared: Some(shared),
+        }
+    }
+
+    /// Whether the whole message contains `needle` (within one part).
+    pub fn contains(&self, needle: &str) -> bool {
+        self.own.contains(needle) || self.shared.as_deref().is_some_and(|s| s.contains(needle))
+    }
+
+    /// Whether the whole message starts with `prefix`.
+    pub fn starts_with(&self, prefix: &str) -> bool {
+        self.to_string().starts_with(prefix)
+    }
+}
+
+impl From<String> for Message {
+    fn from(own: String) -> Self {
+        Message { own, shared: None }
+    }
+}
+
+impl From<&str> for Message {
+    fn from(own: &str) -> Self {
+        Message::from(own.to_owned())
+    }
+}
+
+impl fmt::Display for Message {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.own)?;
+        if let Some(shared) = &self.shared {
+            if !self.own.is_empty() {
+                f.write_str(" ")?;
+            }
+            f.write_str(shared)?;
+        }
+        Ok(())
+    }
+}
+
+impl Serialize for Message {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match &self.shared {
+            None => serializer.serialize_str(&self.own),
+            Some(_) => serializer.collect_str(self),
+        }
     }
 }
 
@@ -146,6 +211,9 @@ mod tests {
         assert!(!checkup.ok);
         assert_eq!(checkup.errors().count(), 1);
         let json = serde_json::to_value(&checkup).unwrap();
+        let shared = Message::with_shared("Own.".into(), Arc::from("Shared."));
+        assert_eq!(serde_json::to_value(&shared).unwrap(), "Own. Shared.");
+        assert!(shared.contains("Shared") && shared.starts_with("Own. S"));
         assert_eq!(
             json["problems"][1],
             serde_json::json!({"severity": "error", "code": "e", "message": "m", "from": "a", "to": "b"})

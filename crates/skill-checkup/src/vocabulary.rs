@@ -2,11 +2,12 @@
 //! a consumer claims to need? A warning per unsatisfied kind, never an error,
 //! because the check reads declarations only.
 
-use std::collections::HashSet;
+use std::fmt::Write;
+use std::sync::Arc;
 
-use skill_core::Skill;
+use skill_core::{IdHashSet, Skill};
 
-use crate::problem::{Problem, Severity};
+use crate::problem::{Message, Problem, Severity};
 
 /// The code of every warning this check emits.
 pub const UNSATISFIED: &str = "artifact-kind-unsatisfied";
@@ -38,57 +39,69 @@ pub fn check_vocabularies(skills: &[Skill]) -> Vec<Problem> {
     if !declared {
         return Vec::new();
     }
-    let mut produced: HashSet<&str> = HashSet::new();
+    let mut produced: IdHashSet<&str> = IdHashSet::default();
     for skill in &skills {
         produced.extend(kinds(&skill.produces));
         for step in skill.steps() {
             produced.extend(kinds(&step.produces));
         }
     }
-    let clause = produced_clause(&produced);
+    // What every warning ends with, composed once and shared by all.
+    let tail: Arc<str> = Arc::from(format!("{} {BOUNDARY}", produced_clause(&produced)));
     let mut problems = Vec::new();
+    // Per-skill scratch, reused: a skill's sets are a handful of kinds, so a
+    // scan beats hashing.
+    let mut wants: Vec<&str> = Vec::new();
+    let mut earlier: Vec<&str> = Vec::new();
     for skill in &skills {
-        let wants: HashSet<&str> = skill
-            .tools
-            .iter()
-            .flat_map(|tool| tool.want_kinds())
-            .collect();
+        wants.clear();
+        wants.extend(skill.tools.iter().flat_map(|tool| tool.want_kinds()));
         let own_consumes = kinds(&skill.consumes);
-        for kind in &own_consumes {
-            if produced.contains(kind) || wants.contains(kind) {
+        for kind in own_consumes.clone() {
+            if produced.contains(kind) || wants.contains(&kind) {
                 continue;
             }
-            let message = format!(
+            let mut message = String::with_capacity(240 + 2 * kind.len() + skill.id.len());
+            let _ = write!(
+                message,
                 "Skill \"{id}\" consumes '{kind}', but no skill and no step on this agent declares that it \
-                 produces '{kind}', and none of the skill's tools `wants` it. {clause} Until something does, \
-                 every reference the model makes to a '{kind}' artifact will find none in scope. {BOUNDARY}",
+                 produces '{kind}', and none of the skill's tools `wants` it, so every reference the model makes to \
+                 a '{kind}' artifact will find none in scope.",
                 id = skill.id
             );
-            problems.push(warning(skill, None, None, kind, message));
+            problems.push(warning(
+                skill,
+                None,
+                None,
+                kind,
+                Message::with_shared(message, tail.clone()),
+            ));
         }
-        let mut earlier: HashSet<&str> = HashSet::new();
+        earlier.clear();
         for (index, step) in skill.steps().iter().enumerate() {
-            let carried: HashSet<&str> = skill
-                .tool(&step.tool)
-                .map(|tool| tool.want_kinds().collect())
-                .unwrap_or_default();
+            let carried = skill.tool(&step.tool).map(|tool| &tool.wants);
             for kind in kinds(&step.consumes) {
-                if produced.contains(kind)
-                    || earlier.contains(kind)
-                    || carried.contains(kind)
-                    || own_consumes.contains(&kind)
-                {
+                let satisfied = produced.contains(kind)
+                    || earlier.contains(&kind)
+                    || carried.is_some_and(|wants| wants.values().any(|k| k == kind))
+                    || own_consumes.clone().any(|own| own == kind);
+                if satisfied {
                     continue;
                 }
-                let message = format!(
-                    "Step {number} of skill \"{id}\" (tool '{tool}') consumes '{kind}', but nothing that can \
-                     come before it declares that it produces '{kind}': no earlier step of the skill, no skill \
-                     on this agent, and \"{id}\" does not list it in its own `consumes` (which is how a step \
-                     says the kind arrives from outside). {clause} {BOUNDARY}",
+                let mut message = String::with_capacity(
+                    360 + 2 * kind.len() + 2 * skill.id.len() + step.tool.len(),
+                );
+                let _ = write!(
+                    message,
+                    "Step {number} of skill \"{id}\" (tool '{tool}') consumes '{kind}', but nothing that can come \
+                     before it declares that it produces '{kind}': no earlier step of the skill, no skill on this \
+                     agent, and \"{id}\" does not list it in its own `consumes` (which is how a step says the kind \
+                     arrives from outside).",
                     number = index + 1,
                     id = skill.id,
                     tool = step.tool
                 );
+                let message = Message::with_shared(message, tail.clone());
                 problems.push(warning(
                     skill,
                     Some(index + 1),
@@ -104,8 +117,8 @@ pub fn check_vocabularies(skills: &[Skill]) -> Vec<Problem> {
 }
 
 /// The kinds of a declaration (none when it is absent).
-fn kinds(list: &Option<Vec<String>>) -> Vec<&str> {
-    list.iter().flatten().map(String::as_str).collect()
+fn kinds(list: &Option<Vec<String>>) -> impl Iterator<Item = &str> + Clone {
+    list.iter().flatten().map(String::as_str)
 }
 
 fn warning(
@@ -113,7 +126,7 @@ fn warning(
     step: Option<usize>,
     tool: Option<&str>,
     kind: &str,
-    message: String,
+    message: Message,
 ) -> Problem {
     let mut problem = Problem::new(Severity::Warning, UNSATISFIED, message).about_skill(&skill.id);
     problem.step = step;
@@ -124,7 +137,7 @@ fn warning(
 
 /// The sentence naming what the agent does declare it produces: a check is
 /// corrected by naming what exists, never only by saying what does not.
-fn produced_clause(produced: &HashSet<&str>) -> String {
+fn produced_clause(produced: &IdHashSet<&str>) -> String {
     if produced.is_empty() {
         return "Nothing on this agent declares `produces` at all.".to_owned();
     }

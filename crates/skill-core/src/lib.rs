@@ -28,6 +28,7 @@
 //! # Ok::<(), serde_json::Error>(())
 //! ```
 
+mod id_hash;
 mod offer;
 mod skill;
 mod spoken;
@@ -36,6 +37,7 @@ mod surface;
 mod target;
 mod view;
 
+pub use id_hash::{BuildIdHasher, IdHashMap, IdHashSet, IdHasher};
 pub use offer::{Menu, MenuCandidate, ReadSkillOffer};
 pub use skill::{Flavor, Routing, Skill, Step, ToolDecl, Trigger, Via};
 pub use spoken::{Spoken, spoken};

@@ -2,10 +2,10 @@
 //! as data, before any sentence is written. The conformance vectors pin this
 //! shape; [`OfferView::render`](crate::OfferView::render) turns it into text.
 
-use std::collections::{HashMap, HashSet};
-
 use serde::{Serialize, Serializer};
-use skill_core::{ReadSkillOffer, Skill, TargetClass, classify_target, spoken};
+use skill_core::{
+    IdHashMap, IdHashSet, IdSet, ReadSkillOffer, Skill, TargetClass, classify_target, spoken,
+};
 
 /// Which description the offer calls for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -103,24 +103,97 @@ impl<'a> OfferView<'a> {
     }
 }
 
+/// A lookup set over borrowed ids.
+fn id_set(ids: &[String]) -> IdHashSet<&str> {
+    let mut set = IdHashSet::with_capacity_and_hasher(ids.len(), Default::default());
+    set.extend(ids.iter().map(String::as_str));
+    set
+}
+
 /// JavaScript's `Math.round`: halves round up, toward +∞.
 fn js_round(x: f64) -> f64 {
     let floor = x.floor();
     if x - floor >= 0.5 { floor + 1.0 } else { floor }
 }
 
-/// Hands out rows, describing each id the first time it appears.
-struct Describer<'a> {
-    described: HashSet<&'a str>,
+/// What an offer says of one id.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Flags(u8);
+
+impl Flags {
+    const HIDDEN: u8 = 1;
+    const GRANTABLE: u8 = 2;
+    const DESCRIBED: u8 = 4;
+
+    fn hidden(self) -> bool {
+        self.0 & Flags::HIDDEN != 0
+    }
+
+    fn grantable(self) -> bool {
+        self.0 & Flags::GRANTABLE != 0
+    }
 }
 
-impl<'a> Describer<'a> {
+/// Membership already looked up, for [`classify_target`].
+struct Known(bool);
+
+impl IdSet for Known {
+    fn holds(&self, _id: &str) -> bool {
+        self.0
+    }
+}
+
+/// The flags of every id an offer or its catalog names, and the rows handed
+/// out so far: each id is described the first time it appears.
+struct Ids<'a> {
+    flags: IdHashMap<&'a str, Flags>,
+}
+
+impl<'a> Ids<'a> {
+    fn new(skills: usize, offer: &'a ReadSkillOffer) -> Self {
+        let grantable = offer.grantable.as_deref().unwrap_or_default();
+        let mut flags = IdHashMap::with_capacity_and_hasher(
+            skills + offer.hidden_ids.len() + grantable.len(),
+            Default::default(),
+        );
+        for id in &offer.hidden_ids {
+            flags.entry(id.as_str()).or_insert(Flags::default()).0 |= Flags::HIDDEN;
+        }
+        for id in grantable {
+            flags.entry(id.as_str()).or_insert(Flags::default()).0 |= Flags::GRANTABLE;
+        }
+        Ids { flags }
+    }
+
+    fn flags(&self, id: &str) -> Flags {
+        self.flags.get(id).copied().unwrap_or_default()
+    }
+
+    /// A row for `skill`, described if its id has not been yet.
     fn row(&mut self, skill: &'a Skill) -> Row<'a> {
+        let flags = self.flags.entry(&skill.id).or_default();
+        let described = flags.0 & Flags::DESCRIBED == 0;
+        flags.0 |= Flags::DESCRIBED;
         Row {
             id: &skill.id,
-            described: self.described.insert(&skill.id),
+            described,
             description: skill.description.as_deref(),
         }
+    }
+
+    /// A row for `skill` unless it is hidden, with one lookup.
+    fn visible_row(&mut self, skill: &'a Skill) -> Option<Row<'a>> {
+        let flags = self.flags.entry(&skill.id).or_default();
+        if flags.hidden() {
+            return None;
+        }
+        let described = flags.0 & Flags::DESCRIBED == 0;
+        flags.0 |= Flags::DESCRIBED;
+        Some(Row {
+            id: &skill.id,
+            described,
+            description: skill.description.as_deref(),
+        })
     }
 }
 
@@ -157,12 +230,9 @@ pub fn offer_view<'a>(skills: &'a [Skill], offer: Option<&'a ReadSkillOffer>) ->
             .collect();
         return view;
     };
-    let hidden: HashSet<&str> = offer.hidden_ids.iter().map(String::as_str).collect();
-    let visible = |s: &&'a Skill| !hidden.contains(s.id.as_str());
-    let mut describer = Describer {
-        described: HashSet::new(),
-    };
-
+    // What the offer says of each id, looked up once per skill: hidden,
+    // grantable, already described.
+    let mut ids = Ids::new(skills.len(), offer);
     let candidates = offer
         .menu
         .as_ref()
@@ -170,75 +240,76 @@ pub fn offer_view<'a>(skills: &'a [Skill], offer: Option<&'a ReadSkillOffer>) ->
         .unwrap_or_default();
     let mut menu_rows = Vec::new();
     if !candidates.is_empty() {
-        // The last skill with an id wins, as a map built over the catalog does.
-        let by_id: HashMap<&str, &Skill> = skills
-            .iter()
-            .filter(visible)
-            .map(|s| (s.id.as_str(), s))
-            .collect();
-        for candidate in candidates {
-            if let Some(skill) = by_id.get(candidate.id.as_str()) {
-                let row = describer.row(skill);
-                menu_rows.push(MenuRow {
-                    id: row.id,
-                    described: row.described,
-                    relevance_pct: candidate.relevance.map(|r| js_round(r * 100.0)),
-                    description: row.description,
-                });
+        // The last visible skill with a candidate's id stands for it, as a
+        // map built over the catalog would have it. A menu is a handful of
+        // rows, so each skill is compared, not hashed.
+        let mut chosen: Vec<Option<&Skill>> = vec![None; candidates.len()];
+        for skill in skills {
+            for (slot, candidate) in chosen.iter_mut().zip(candidates) {
+                if candidate.id == skill.id {
+                    *slot = Some(skill);
+                }
             }
+        }
+        for (candidate, skill) in candidates.iter().zip(chosen) {
+            let Some(skill) = skill.filter(|s| !ids.flags(&s.id).hidden()) else {
+                continue;
+            };
+            let row = ids.row(skill);
+            menu_rows.push(MenuRow {
+                id: row.id,
+                described: row.described,
+                relevance_pct: candidate.relevance.map(|r| js_round(r * 100.0)),
+                description: row.description,
+            });
         }
     }
     let named = offer
         .cursor_id
         .as_deref()
         .or_else(|| offer.menu.as_ref().and_then(|m| m.cursor_id.as_deref()));
-    let cursor = named.filter(|id| !hidden.contains(id));
+    let cursor = named.filter(|id| !ids.flags(id).hidden());
     let stay = offer.menu.as_ref().is_some_and(|m| m.stay) && cursor.is_some();
     let menu_shown = offer.menu.is_some() && !menu_rows.is_empty();
 
-    let Some(grantable) = &offer.grantable else {
-        if !skills.iter().any(|s| visible(&s)) {
+    let mut view = OfferView::empty(match (&offer.grantable, offer.tree_routed) {
+        (None, _) => OfferMode::Catalog,
+        (Some(_), true) => OfferMode::Tree,
+        (Some(_), false) => OfferMode::Graph,
+    });
+    if view.mode == OfferMode::Catalog {
+        view.catalog = skills.iter().filter_map(|s| ids.visible_row(s)).collect();
+        if view.catalog.is_empty() {
             return OfferView::empty(OfferMode::NoSkills);
         }
-        let mut view = OfferView::empty(OfferMode::Catalog);
-        view.catalog = skills
-            .iter()
-            .filter(visible)
-            .map(|s| describer.row(s))
-            .collect();
-        return OfferView {
-            cursor,
-            stay,
-            menu_allows_no_pick: menu_shown && !stay,
-            menu: menu_shown.then_some(menu_rows),
-            ..view
-        };
-    };
-
-    let grantable: HashSet<&str> = grantable.iter().map(String::as_str).collect();
-    let no_open: [&str; 0] = [];
-    let class_of = |s: &Skill| classify_target(cursor, &s.id, &grantable, &no_open[..]);
-    let hops = spoken(
-        skills.iter().filter(|s| class_of(s) == TargetClass::Hop),
-        |s| visible(s),
-    );
-    let mut view = if offer.tree_routed {
-        let mut view = OfferView::empty(OfferMode::Tree);
-        view.tree_open = hops.named.iter().map(|s| describer.row(s)).collect();
-        view
     } else {
-        let mut view = OfferView::empty(OfferMode::Graph);
-        view.reachable = hops.named.iter().map(|s| describer.row(s)).collect();
-        view.nothing_reachable = !hops.held;
-        if offer.show_refusable {
-            view.refusable = skills
-                .iter()
-                .filter(|s| visible(s) && class_of(s) == TargetClass::Unreachable)
-                .map(|s| describer.row(s))
-                .collect();
+        // One pass over the catalog, one lookup per skill. Hops are gathered
+        // unfiltered (the hidden filter applies to what is named, not to what
+        // the graph holds); refusable rows are described as they are met,
+        // which is list order, since no id is both a hop and unreachable.
+        let no_open: [&str; 0] = [];
+        let mut hop_skills = Vec::new();
+        for skill in skills {
+            let flags = ids.flags(&skill.id);
+            match classify_target(cursor, &skill.id, Known(flags.grantable()), &no_open[..]) {
+                TargetClass::Hop => hop_skills.push(skill),
+                TargetClass::Unreachable
+                    if view.mode == OfferMode::Graph && offer.show_refusable =>
+                {
+                    view.refusable.extend(ids.visible_row(skill));
+                }
+                _ => {}
+            }
         }
-        view
-    };
+        let hops = spoken(hop_skills, |s| !ids.flags(&s.id).hidden());
+        let rows: Vec<Row<'a>> = hops.named.iter().map(|s| ids.row(s)).collect();
+        if view.mode == OfferMode::Graph {
+            view.reachable = rows;
+            view.nothing_reachable = !hops.held;
+        } else {
+            view.tree_open = rows;
+        }
+    }
     view.cursor = cursor;
     view.stay = stay;
     view.menu_allows_no_pick = menu_shown && !stay;
@@ -249,13 +320,8 @@ pub fn offer_view<'a>(skills: &'a [Skill], offer: Option<&'a ReadSkillOffer>) ->
 /// Whether a tree-routed offer has no visible hop left, so `read_skill` is
 /// withheld. Classified with the raw `cursor_id` and hops = `grantable`.
 pub(crate) fn tree_has_nothing_to_open(skills: &[Skill], offer: &ReadSkillOffer) -> bool {
-    let hidden: HashSet<&str> = offer.hidden_ids.iter().map(String::as_str).collect();
-    let grantable: HashSet<&str> = offer
-        .grantable
-        .iter()
-        .flatten()
-        .map(String::as_str)
-        .collect();
+    let hidden = id_set(&offer.hidden_ids);
+    let grantable = id_set(offer.grantable.as_deref().unwrap_or_default());
     let no_open: [&str; 0] = [];
     !skills.iter().any(|s| {
         !hidden.contains(s.id.as_str())

@@ -2,10 +2,8 @@
 //! enum is the whole catalog, its description is the offer, and its answer
 //! is the body (for skills delivered by read) or a confirmation.
 
-use std::collections::HashSet;
-
-use serde_json::{Value, json};
-use skill_core::{ReadSkillOffer, Skill};
+use serde_json::{Map, Value, json};
+use skill_core::{IdHashSet, ReadSkillOffer, Skill};
 
 use crate::descriptor::{Execute, InputError, ToolDescriptor, arguments};
 use crate::offer_view::{offer_view, tree_has_nothing_to_open};
@@ -41,34 +39,64 @@ impl ReadSkillAnswer<'_> {
 /// The data a `read_skill` call answers from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReadSkillCall {
-    /// Every catalog id, in order, each with the body it delivers by read.
-    entries: Vec<(String, Option<String>)>,
+    /// Every catalog id, in order, laid end to end (one allocation, however
+    /// large the catalog: the descriptor is rebuilt for every request).
+    ids: String,
+    /// Where each id ends in `ids`.
+    ends: Vec<usize>,
+    /// The bodies delivered by read, by catalog position, ascending.
+    bodies: Vec<(usize, String)>,
     /// Ids the unknown-id answer may not name.
-    hidden: HashSet<String>,
+    hidden: Vec<String>,
 }
 
 impl ReadSkillCall {
-    fn new(skills: &[Skill], offer: Option<&ReadSkillOffer>) -> Self {
-        let entries = skills
-            .iter()
-            .map(|s| {
-                let body = (s.surface_mode.delivers_by_read() && !s.body.is_empty())
-                    .then(|| s.body.clone());
-                (s.id.clone(), body)
-            })
-            .collect();
-        let hidden = offer
-            .map(|o| o.hidden_ids.iter().cloned().collect())
-            .unwrap_or_default();
-        ReadSkillCall { entries, hidden }
+    /// The call data for `skills`, and the schema's `enum` of their ids,
+    /// built in one pass over the catalog.
+    fn with_enum(skills: &[Skill], offer: Option<&ReadSkillOffer>) -> (Self, Vec<Value>) {
+        let mut ids = String::with_capacity(skills.iter().map(|s| s.id.len()).sum());
+        let mut ends = Vec::with_capacity(skills.len());
+        let mut bodies = Vec::new();
+        let mut enumerated = Vec::with_capacity(skills.len());
+        for (at, skill) in skills.iter().enumerate() {
+            ids.push_str(&skill.id);
+            ends.push(ids.len());
+            enumerated.push(Value::from(skill.id.as_str()));
+            if skill.surface_mode.delivers_by_read() && !skill.body.is_empty() {
+                bodies.push((at, skill.body.clone()));
+            }
+        }
+        let hidden = offer.map(|o| o.hidden_ids.clone()).unwrap_or_default();
+        (
+            ReadSkillCall {
+                ids,
+                ends,
+                bodies,
+                hidden,
+            },
+            enumerated,
+        )
+    }
+
+    /// The catalog ids, in order, with their positions.
+    fn ids(&self) -> impl DoubleEndedIterator<Item = (usize, &str)> {
+        (0..self.ends.len()).map(|at| {
+            let start = at.checked_sub(1).map_or(0, |before| self.ends[before]);
+            (at, &self.ids[start..self.ends[at]])
+        })
     }
 
     /// The answer for `id` (the last skill with that id wins).
     pub fn answer<'s>(&'s self, id: &'s str) -> ReadSkillAnswer<'s> {
-        match self.entries.iter().rev().find(|(known, _)| known == id) {
-            None => ReadSkillAnswer::Unknown(id),
-            Some((_, Some(body))) => ReadSkillAnswer::Body(body),
-            Some((known, None)) => ReadSkillAnswer::Confirmation(known),
+        let Some((at, known)) = self.ids().rev().find(|(_, known)| *known == id) else {
+            return ReadSkillAnswer::Unknown(id);
+        };
+        match self
+            .bodies
+            .binary_search_by_key(&at, |(position, _)| *position)
+        {
+            Ok(found) => ReadSkillAnswer::Body(&self.bodies[found].1),
+            Err(_) => ReadSkillAnswer::Confirmation(known),
         }
     }
 
@@ -78,11 +106,11 @@ impl ReadSkillCall {
             ReadSkillAnswer::Body(body) => body.to_owned(),
             ReadSkillAnswer::Confirmation(id) => activation_confirmation(id),
             ReadSkillAnswer::Unknown(id) => {
+                let hidden: IdHashSet<&str> = self.hidden.iter().map(String::as_str).collect();
                 let nameable: Vec<&str> = self
-                    .entries
-                    .iter()
-                    .map(|(known, _)| known.as_str())
-                    .filter(|known| !self.hidden.contains(*known))
+                    .ids()
+                    .map(|(_, known)| known)
+                    .filter(|known| !hidden.contains(known))
                     .collect();
                 if nameable.is_empty() {
                     format!("'{id}' is not an id read_skill accepts on this call.")
@@ -146,20 +174,35 @@ pub fn read_skill(skills: &[Skill], offer: Option<&ReadSkillOffer>) -> Option<To
     if offer.is_some_and(|o| o.tree_routed && tree_has_nothing_to_open(skills, o)) {
         return None;
     }
-    let ids: Vec<Value> = skills.iter().map(|s| Value::from(s.id.as_str())).collect();
+    let (call, ids) = ReadSkillCall::with_enum(skills, offer);
     Some(ToolDescriptor {
         name: READ_SKILL.to_owned(),
         description: offer_view(skills, offer).render(),
-        input_schema: json!({
-            "type": "object",
-            "properties": {
-                "id": { "type": "string", "enum": ids, "description": "The id of the skill to activate." }
-            },
-            "required": ["id"],
-            "additionalProperties": false,
-        }),
-        execute: Execute::ReadSkill(ReadSkillCall::new(skills, offer)),
+        input_schema: id_schema(ids),
+        execute: Execute::ReadSkill(call),
     })
+}
+
+/// The input schema: one required string `id` whose `enum` is `ids`. The
+/// list is moved in, not serialized again: it is the catalog, rebuilt per
+/// request.
+fn id_schema(ids: Vec<Value>) -> Value {
+    // Built by hand: `json!` would serialize an interpolated value again.
+    let mut id = Map::new();
+    id.insert("type".to_owned(), "string".into());
+    id.insert("enum".to_owned(), Value::Array(ids));
+    id.insert(
+        "description".to_owned(),
+        "The id of the skill to activate.".into(),
+    );
+    let mut properties = Map::new();
+    properties.insert("id".to_owned(), Value::Object(id));
+    let mut schema = Map::new();
+    schema.insert("type".to_owned(), "object".into());
+    schema.insert("properties".to_owned(), Value::Object(properties));
+    schema.insert("required".to_owned(), json!(["id"]));
+    schema.insert("additionalProperties".to_owned(), false.into());
+    Value::Object(schema)
 }
 
 #[cfg(test)]
@@ -177,7 +220,7 @@ mod tests {
         second.body = "second".into();
         let mut quiet = Skill::new("q");
         quiet.body = "system prompt only".into();
-        let call = ReadSkillCall::new(&[first, second, quiet], None);
+        let call = ReadSkillCall::with_enum(&[first, second, quiet], None).0;
         assert_eq!(call.answer("a"), ReadSkillAnswer::Body("second"));
         assert_eq!(call.answer("q"), ReadSkillAnswer::Confirmation("q"));
         assert_eq!(call.answer("z").kind(), "unknown");
@@ -189,7 +232,8 @@ mod tests {
             hidden_ids: vec!["secret".into()],
             ..ReadSkillOffer::default()
         };
-        let call = ReadSkillCall::new(&[Skill::new("open"), Skill::new("secret")], Some(&offer));
+        let call =
+            ReadSkillCall::with_enum(&[Skill::new("open"), Skill::new("secret")], Some(&offer)).0;
         assert_eq!(
             call.answer_text("x"),
             "'x' is not an id read_skill accepts on this call. Pass one of: open."
@@ -198,7 +242,7 @@ mod tests {
 
     #[test]
     fn inputs_outside_the_schema_are_errors() {
-        let call = ReadSkillCall::new(&[Skill::new("a")], None);
+        let call = ReadSkillCall::with_enum(&[Skill::new("a")], None).0;
         assert_eq!(
             call.call(&json!({})).unwrap_err().code(),
             "missing-argument"
