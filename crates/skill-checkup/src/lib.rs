@@ -3,8 +3,9 @@
 //! `skill-checkup` owns what can be said about a declaration before anything
 //! runs: authoring validation ([`validate_skill`], [`assert_vocabulary`]),
 //! vocabulary satisfiability ([`check_vocabularies`]), the body-delivery
-//! refusal ([`tool_only_delivery_refusal`]), and the [`Checkup`] that collects
-//! every [`Problem`] of every check.
+//! refusal ([`tool_only_delivery_refusal`]), the graph check-up of a skill
+//! map ([`check_map`]), and the [`Checkup`] that collects every [`Problem`]
+//! of every check.
 //!
 //! It must never do I/O, print or keep global state, and depends on
 //! `skill-core` and `skill-guard` only.
@@ -31,6 +32,7 @@
 
 mod authoring;
 mod delivery;
+mod graph;
 mod problem;
 mod vocabulary;
 
@@ -41,6 +43,7 @@ pub use authoring::{
 pub use delivery::{
     Activation, DELIVERED_NOWHERE, DeliveryRefusal, Offender, tool_only_delivery_refusal,
 };
+pub use graph::check_map;
 pub use problem::{Checkup, Message, Problem, Severity};
 pub use vocabulary::{UNSATISFIED, check_vocabularies};
 

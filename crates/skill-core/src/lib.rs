@@ -29,6 +29,7 @@
 //! ```
 
 mod id_hash;
+mod map;
 mod offer;
 mod skill;
 mod spoken;
@@ -38,10 +39,11 @@ mod target;
 mod view;
 
 pub use id_hash::{BuildIdHasher, IdHashMap, IdHashSet, IdHasher};
+pub use map::{Route, SkillMap};
 pub use offer::{Menu, MenuCandidate, ReadSkillOffer};
 pub use skill::{Flavor, Routing, Skill, Step, ToolDecl, Trigger, Via};
 pub use spoken::{Spoken, spoken};
 pub use status::{ResultStatus, UnknownStatus};
 pub use surface::{SurfaceMode, activates_by_read, resolve_surface_mode, resolved_surface_mode_of};
 pub use target::{IdSet, TargetClass, classify_target};
-pub use view::GuardView;
+pub use view::{GuardView, ToolResult};

@@ -1,4 +1,41 @@
-//! The guard view: the six hop keys a guard reads, for one tool result.
+//! The guard view: the six hop keys a guard reads, for one tool result; and
+//! the tool result a host records for one call.
+
+use serde::{Deserialize, Serialize};
+
+/// One tool call's outcome, as the host saw it: the JSON a host or the CLI
+/// passes to route resolution (`{ "toolName", "result", "status"? }`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ToolResult {
+    /// The tool that was called.
+    pub tool_name: String,
+    /// The result text the model read.
+    pub result: String,
+    /// The status the tool's envelope declared, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+}
+
+impl ToolResult {
+    /// The guard view of this result at `iteration`, for `user_message`, with
+    /// the cursor on `current_skill_id`.
+    pub fn view<'a>(
+        &'a self,
+        iteration: f64,
+        user_message: &'a str,
+        current_skill_id: Option<&'a str>,
+    ) -> GuardView<'a> {
+        GuardView {
+            tool_name: &self.tool_name,
+            result: &self.result,
+            status: self.status.as_deref(),
+            iteration,
+            user_message,
+            current_skill_id,
+        }
+    }
+}
 
 /// One tool result and its iteration context, as a guard reads it.
 ///

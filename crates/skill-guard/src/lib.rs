@@ -43,6 +43,7 @@ mod evaluate;
 mod js_number;
 mod js_value;
 mod result_fields;
+mod route;
 mod unsatisfiable;
 
 pub use builder::GuardBuilder;
@@ -50,6 +51,10 @@ pub use caption::{mermaid_caption, plain_caption};
 pub use compile::{CompileError, Guard, HOP_KEYS, MAX_LIST_LEN, RESERVED_KEYS};
 pub use data::{Condition, ConditionValue, GuardData, GuardValue, Operator};
 pub use evaluate::{ConditionEvidence, Evaluation};
+pub use route::{
+    CompiledMap, Conflict, CursorMove, GuardEvaluation, Iteration, MapGuardErrors, MoveKind,
+    RouteGuardError,
+};
 pub use unsatisfiable::{Preconditions, Unsatisfiable, unsatisfiable};
 
 /// JavaScript value semantics that guards reproduce, for callers that need

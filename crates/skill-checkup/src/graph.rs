@@ -1,0 +1,285 @@
+//! The graph check-up: every problem of a skill map at once — names that
+//! lead nowhere, guards that are refused or can never pass, routes that
+//! shadow each other, skills nothing can reach — together with the
+//! authoring, vocabulary and delivery checks on the skills as the map
+//! activates them.
+
+use skill_core::{IdHashSet, Route, SkillMap, Trigger};
+use skill_guard::{Guard, Preconditions, plain_caption, unsatisfiable};
+
+use crate::problem::{Checkup, Problem, Severity};
+use crate::problems_of;
+
+/// Every problem of `map`, in this order: names, entries, guards, routes,
+/// reachability, then the skill checks (authoring, vocabularies, delivery)
+/// over the skills with the routing the map gives them.
+///
+/// ```
+/// use skill_checkup::check_map;
+/// use skill_core::SkillMap;
+///
+/// let map: SkillMap = serde_json::from_str(r#"{
+///     "skills": [{ "id": "triage" }, { "id": "refunds" }],
+///     "entries": ["triage"],
+///     "routes": [{ "from": "triage", "to": "refunds", "guard": { "score": { "gt": 5, "lt": 3 } } }]
+/// }"#)?;
+/// let checkup = check_map(&map);
+/// assert!(!checkup.ok);
+/// assert_eq!(checkup.problems[0].code, "guard-unsatisfiable");
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+pub fn check_map(map: &SkillMap) -> Checkup {
+    let mut problems = Vec::new();
+    names(map, &mut problems);
+    guards(map, &mut problems);
+    routes(map, &mut problems);
+    reachability(map, &mut problems);
+    problems.extend(problems_of(&map.skills_as_routed()));
+    Checkup::from_problems(problems)
+}
+
+fn names(map: &SkillMap, problems: &mut Vec<Problem>) {
+    let known: IdHashSet<&str> = map.skills.iter().map(|s| s.id.as_str()).collect();
+    for entry in map.entries.iter().filter(|e| !known.contains(e.as_str())) {
+        let message = format!(
+            "Entry \"{entry}\" is not a skill of this map, so a run could start nowhere. Add a skill with id \
+             \"{entry}\", or correct the entry to one of: {}.",
+            listed(&map.skills.iter().map(|s| s.id.as_str()).collect::<Vec<_>>())
+        );
+        problems.push(Problem::new(Severity::Error, "unknown-skill", message).about_skill(entry));
+    }
+    for route in &map.routes {
+        for (end, id) in [("source", &route.from), ("target", &route.to)] {
+            if known.contains(id.as_str()) {
+                continue;
+            }
+            let message = format!(
+                "Route {} names \"{id}\" as its {end}, which is not a skill of this map, so the route can never \
+                 be taken. Add the skill, or correct the route.",
+                route.name()
+            );
+            problems.push(
+                Problem::new(Severity::Error, "unknown-skill", message)
+                    .about_route(&route.from, &route.to),
+            );
+        }
+    }
+    if !map.skills.is_empty() && map.entries.is_empty() {
+        let message = "The map has skills but no entry, so a run has no skill to start in. Add `entries` naming \
+                       the skill where a run begins (for instance the triage skill).";
+        problems.push(Problem::new(Severity::Error, "no-entry", message));
+    }
+}
+
+fn guards(map: &SkillMap, problems: &mut Vec<Problem>) {
+    for route in &map.routes {
+        let Some(guard) = &route.guard else {
+            continue;
+        };
+        match Guard::compile(guard) {
+            Err(error) => {
+                let message = format!(
+                    "Route {}'s guard is refused ({}): {error}.",
+                    route.name(),
+                    error.code()
+                );
+                problems.push(
+                    Problem::new(Severity::Error, "guard-refused", message)
+                        .about_route(&route.from, &route.to),
+                );
+            }
+            Ok(guard) => {
+                let pre = Preconditions {
+                    on_tool_statuses: route.on_tool_status.as_deref(),
+                    on_tool_return_exact: route.on_tool_return.as_deref(),
+                };
+                if let Some(proof) = unsatisfiable(guard.data(), &pre) {
+                    let message = format!(
+                        "Route {} can never fire: its guard ({}) can never pass, because {proof} ({}, on key \
+                         {}). Correct the condition or the route's preconditions, or drop the route.",
+                        route.name(),
+                        plain_caption(guard.data()),
+                        proof.code(),
+                        proof.key()
+                    );
+                    problems.push(
+                        Problem::new(Severity::Error, "guard-unsatisfiable", message)
+                            .about_route(&route.from, &route.to),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Whether two deterministic routes' preconditions exclude each other:
+/// different exact tools, or disjoint status lists. Guards are not compared.
+fn exclusive(a: &Route, b: &Route) -> bool {
+    let tools_differ =
+        matches!((&a.on_tool_return, &b.on_tool_return), (Some(x), Some(y)) if x != y);
+    let statuses_disjoint = matches!(
+        (&a.on_tool_status, &b.on_tool_status),
+        (Some(x), Some(y)) if !x.iter().any(|s| y.contains(s))
+    );
+    tools_differ || statuses_disjoint
+}
+
+fn routes(map: &SkillMap, problems: &mut Vec<Problem>) {
+    for route in map.routes.iter().filter(|r| r.from == r.to) {
+        let message = format!(
+            "Route {} leads from the skill to itself. The cursor is already there, so the route moves nothing; \
+             drop it (staying needs no route).",
+            route.name()
+        );
+        problems.push(
+            Problem::new(Severity::Warning, "self-loop", message)
+                .about_route(&route.from, &route.to),
+        );
+    }
+    let deterministic: Vec<&Route> = map.routes.iter().filter(|r| r.is_deterministic()).collect();
+    for (at, first) in deterministic.iter().enumerate() {
+        for second in deterministic[at + 1..]
+            .iter()
+            .filter(|r| r.from == first.from)
+        {
+            if exclusive(first, second) {
+                continue;
+            }
+            let message = format!(
+                "Routes {} and {} both leave \"{}\" and nothing in their preconditions keeps them apart (neither \
+                 different `on_tool_return` tools nor disjoint `on_tool_status` lists), so when both could fire the \
+                 earlier one wins by declaration order alone. Guards are not compared. If that order is intended, \
+                 say so with preconditions that exclude each other; otherwise reorder or merge the routes.",
+                first.name(),
+                second.name(),
+                first.from
+            );
+            problems.push(
+                Problem::new(Severity::Warning, "ambiguous-routes", message)
+                    .about_route(&second.from, &second.to),
+            );
+        }
+    }
+}
+
+fn reachability(map: &SkillMap, problems: &mut Vec<Problem>) {
+    let mut seen = IdHashSet::default();
+    for skill in map.skills.iter().filter(|s| s.flavor.is_skill()) {
+        if !seen.insert(skill.id.as_str())
+            || map.is_targeted(&skill.id)
+            || skill.trigger == Trigger::LlmActivated
+        {
+            continue;
+        }
+        let message = format!(
+            "Skill \"{}\" has trigger '{}' and no entry or route leads to it, so the graph never activates it and \
+             read_skill does not either (only 'llm-activated' skills are open). Add a route or an entry to it, or \
+             make it 'llm-activated'.",
+            skill.id, skill.trigger
+        );
+        problems.push(
+            Problem::new(Severity::Warning, "unreachable-skill", message).about_skill(&skill.id),
+        );
+    }
+}
+
+fn listed(ids: &[&str]) -> String {
+    if ids.is_empty() {
+        "(the map has no skills)".to_owned()
+    } else {
+        ids.join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn codes(
+        map: serde_json::Value,
+    ) -> Vec<(&'static str, Option<String>, Option<String>, Option<String>)> {
+        let map: SkillMap = serde_json::from_value(map).unwrap();
+        check_map(&map)
+            .problems
+            .into_iter()
+            .map(|p| (p.code, p.skill, p.from, p.to))
+            .collect()
+    }
+
+    fn s(text: &str) -> Option<String> {
+        Some(text.to_owned())
+    }
+
+    #[test]
+    fn every_problem_of_a_broken_map_is_reported() {
+        let found = codes(json!({
+            "skills": [{"id": "triage"}, {"id": "refunds"}, {"id": "audit", "trigger": "rule"},
+                       {"id": "vault", "trigger": "rule", "surface_mode": "tool-only", "body": "b"}],
+            "entries": ["triage", "ghost"],
+            "routes": [
+                {"from": "triage", "to": "refunds", "guard": {"status": {"eq": "ok"}}},
+                {"from": "triage", "to": "vault", "guard": {}},
+                {"from": "triage", "to": "nowhere"},
+                {"from": "refunds", "to": "refunds"},
+                {"from": "triage", "to": "vault", "on_tool_return": "lookup"}
+            ]
+        }));
+        assert_eq!(
+            found,
+            [
+                ("unknown-skill", s("ghost"), None, None),
+                ("unknown-skill", None, s("triage"), s("nowhere")),
+                ("guard-unsatisfiable", None, s("triage"), s("refunds")),
+                ("guard-refused", None, s("triage"), s("vault")),
+                ("self-loop", None, s("refunds"), s("refunds")),
+                ("ambiguous-routes", None, s("triage"), s("vault")),
+                ("ambiguous-routes", None, s("triage"), s("vault")),
+                ("ambiguous-routes", None, s("triage"), s("vault")),
+                ("unreachable-skill", s("audit"), None, None),
+                ("tool-only-delivered-nowhere", None, None, None),
+            ]
+        );
+    }
+
+    #[test]
+    fn exclusive_preconditions_are_not_ambiguous() {
+        let found = codes(json!({
+            "skills": [{"id": "a"}, {"id": "b"}, {"id": "c"}, {"id": "d"}],
+            "entries": ["a"],
+            "routes": [
+                {"from": "a", "to": "b", "on_tool_return": "x"},
+                {"from": "a", "to": "c", "on_tool_return": "y"},
+                {"from": "b", "to": "c", "on_tool_status": ["success"]},
+                {"from": "b", "to": "d", "on_tool_status": ["failure", "denied"]}
+            ]
+        }));
+        assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn a_map_without_entries_says_so() {
+        assert_eq!(codes(json!({"skills": [{"id": "a"}]}))[0].0, "no-entry");
+        assert!(codes(json!({})).is_empty());
+    }
+
+    #[test]
+    fn unsatisfiable_uses_the_routes_own_preconditions() {
+        let found = codes(json!({
+            "skills": [{"id": "a"}, {"id": "b"}], "entries": ["a"],
+            "routes": [{"from": "a", "to": "b", "on_tool_status": ["failure"], "guard": {"status": {"eq": "success"}}}]
+        }));
+        assert_eq!(found[0].0, "guard-unsatisfiable");
+    }
+
+    #[test]
+    fn route_targets_are_delivered_by_the_graph() {
+        let found = codes(json!({
+            "skills": [{"id": "a"}, {"id": "b", "surface_mode": "tool-only", "body": "steps"}],
+            "entries": ["a"],
+            "routes": [{"from": "a", "to": "b", "on_tool_return": "t"}]
+        }));
+        assert_eq!(found, [("tool-only-delivered-nowhere", None, None, None)]);
+    }
+}

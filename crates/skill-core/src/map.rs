@@ -1,0 +1,298 @@
+//! The skill map: skills, the entries where a run starts, and the routes
+//! between skills; and what follows from it for one position of the cursor:
+//! what is reachable, what is open, what the gate grants, and the offer.
+
+use serde::{Deserialize, Serialize};
+
+use crate::id_hash::IdHashSet;
+use crate::offer::ReadSkillOffer;
+use crate::skill::{Routing, Skill, Trigger, Via};
+
+/// One route between two skills.
+///
+/// A route with a `guard`, `on_tool_status` or `on_tool_return` is
+/// *deterministic*: a tool result moves the cursor along it. A bare route is
+/// a *model edge*: the model may pick it while the cursor stands on `from`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Route {
+    /// The source skill.
+    pub from: String,
+    /// The target skill.
+    pub to: String,
+    /// A data guard over the tool result (compiled by `skill-guard`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guard: Option<serde_json::Value>,
+    /// The result statuses the route fires on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_tool_status: Option<Vec<String>>,
+    /// The exact tool name the route fires on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_tool_return: Option<String>,
+    /// A name for people reading the map.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+}
+
+impl Route {
+    /// A bare route (a model edge) from `from` to `to`.
+    pub fn new(from: impl Into<String>, to: impl Into<String>) -> Self {
+        Route {
+            from: from.into(),
+            to: to.into(),
+            guard: None,
+            on_tool_status: None,
+            on_tool_return: None,
+            label: None,
+        }
+    }
+
+    /// Whether a tool result moves the cursor along this route.
+    pub fn is_deterministic(&self) -> bool {
+        self.guard.is_some() || self.on_tool_status.is_some() || self.on_tool_return.is_some()
+    }
+
+    /// `from→to`, as messages name a route.
+    pub fn name(&self) -> String {
+        format!("{}→{}", self.from, self.to)
+    }
+}
+
+/// A map of skills, entries and routes.
+///
+/// ```
+/// use skill_core::SkillMap;
+///
+/// let map: SkillMap = serde_json::from_str(r#"{
+///     "skills": [{ "id": "triage" }, { "id": "refunds" }, { "id": "faq" }],
+///     "entries": ["triage"],
+///     "routes": [{ "from": "triage", "to": "refunds", "on_tool_return": "lookup_order" }]
+/// }"#)?;
+/// assert_eq!(map.reachable(Some("triage")), ["refunds"]);
+/// assert_eq!(map.open_skills(), ["faq"]);
+/// assert_eq!(map.grantable(Some("triage")), ["refunds", "faq"]);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SkillMap {
+    /// Every skill, in catalog order.
+    #[serde(default)]
+    pub skills: Vec<Skill>,
+    /// The skills where a run starts.
+    #[serde(default)]
+    pub entries: Vec<String>,
+    /// The routes, in declaration order.
+    #[serde(default)]
+    pub routes: Vec<Route>,
+}
+
+impl SkillMap {
+    /// The first skill with this id.
+    pub fn skill(&self, id: &str) -> Option<&Skill> {
+        self.skills.iter().find(|s| s.id == id)
+    }
+
+    /// The routes out of `id`, in declaration order.
+    pub fn routes_from<'a>(&'a self, id: &'a str) -> impl Iterator<Item = &'a Route> + 'a {
+        self.routes.iter().filter(move |r| r.from == id)
+    }
+
+    /// Where the model may go from `cursor`: with no cursor, the entries;
+    /// otherwise the targets of every route out of the cursor (any kind, in
+    /// declaration order), then the entries; the cursor itself removed, the
+    /// first occurrence of each kept.
+    pub fn reachable<'a>(&'a self, cursor: Option<&str>) -> Vec<&'a str> {
+        let targets = cursor
+            .into_iter()
+            .flat_map(|c| self.routes.iter().filter(move |r| r.from == c))
+            .map(|r| r.to.as_str());
+        let mut seen = IdHashSet::default();
+        targets
+            .chain(self.entries.iter().map(String::as_str))
+            .filter(|id| Some(*id) != cursor && seen.insert(*id))
+            .collect()
+    }
+
+    /// Whether an entry or a route names `id`.
+    pub fn is_targeted(&self, id: &str) -> bool {
+        self.entries.iter().any(|e| e == id) || self.routes.iter().any(|r| r.to == id)
+    }
+
+    /// Skills of flavor `skill`, trigger `llm-activated`, that no entry and no
+    /// route targets: activatable from anywhere, never moving the cursor.
+    pub fn open_skills(&self) -> Vec<&str> {
+        let targeted: IdHashSet<&str> = self
+            .entries
+            .iter()
+            .map(String::as_str)
+            .chain(self.routes.iter().map(|r| r.to.as_str()))
+            .collect();
+        let mut seen = IdHashSet::default();
+        self.skills
+            .iter()
+            .filter(|s| {
+                s.flavor.is_skill()
+                    && s.trigger == Trigger::LlmActivated
+                    && !targeted.contains(s.id.as_str())
+            })
+            .map(|s| s.id.as_str())
+            .filter(|id| seen.insert(*id))
+            .collect()
+    }
+
+    /// What the gate admits from `cursor`: [`reachable`](Self::reachable),
+    /// then the [open skills](Self::open_skills), without repeats.
+    pub fn grantable<'a>(&'a self, cursor: Option<&str>) -> Vec<&'a str> {
+        let mut seen = IdHashSet::default();
+        self.reachable(cursor)
+            .into_iter()
+            .chain(self.open_skills())
+            .filter(|id| seen.insert(*id))
+            .collect()
+    }
+
+    /// The `read_skill` offer for a position: the cursor, the ids this reader
+    /// may not be told about, and whether the map is a decision tree.
+    pub fn offer_at(
+        &self,
+        cursor: Option<&str>,
+        hidden_ids: &[String],
+        tree_routed: bool,
+    ) -> ReadSkillOffer {
+        ReadSkillOffer {
+            grantable: Some(
+                self.grantable(cursor)
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect(),
+            ),
+            hidden_ids: hidden_ids.to_vec(),
+            cursor_id: cursor.map(str::to_owned),
+            menu: None,
+            tree_routed,
+            show_refusable: true,
+        }
+    }
+
+    /// How the map activates `id`: an entry (`via: entry`), the target of a
+    /// deterministic route (`via: route`, from the source of its first
+    /// deterministic incoming route), the target of a model edge only
+    /// (`via: model`), or nothing (`None`).
+    pub fn routing_of(&self, id: &str) -> Option<Routing> {
+        if self.entries.iter().any(|e| e == id) {
+            return Some(Routing {
+                via: Via::Entry,
+                from: None,
+            });
+        }
+        if let Some(route) = self
+            .routes
+            .iter()
+            .find(|r| r.to == id && r.is_deterministic())
+        {
+            return Some(Routing {
+                via: Via::Route,
+                from: Some(route.from.clone()),
+            });
+        }
+        self.routes.iter().any(|r| r.to == id).then_some(Routing {
+            via: Via::Model,
+            from: None,
+        })
+    }
+
+    /// The skills as the map activates them: an entry or a deterministic
+    /// route target gets its routing metadata and trigger `rule` (the graph,
+    /// not `read_skill`, activates it); a model-edge target gets `via: model`
+    /// and keeps its trigger. Skills the map does not name are unchanged.
+    pub fn skills_as_routed(&self) -> Vec<Skill> {
+        self.skills
+            .iter()
+            .map(|skill| {
+                let mut skill = skill.clone();
+                if let Some(routing) = self.routing_of(&skill.id) {
+                    if routing.via != Via::Model {
+                        skill.trigger = Trigger::Rule;
+                    }
+                    skill.routing = Some(routing);
+                }
+                skill
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map() -> SkillMap {
+        let mut guarded = Route::new("triage", "refunds");
+        guarded.guard = Some(serde_json::json!({"riskLevel": {"in": ["high"]}}));
+        SkillMap {
+            skills: ["triage", "refunds", "billing", "faq", "audit"]
+                .iter()
+                .map(|id| Skill::new(*id))
+                .collect(),
+            entries: vec!["triage".into(), "billing".into()],
+            routes: vec![
+                guarded,
+                Route::new("triage", "billing"),
+                Route::new("triage", "triage"),
+                Route::new("billing", "audit"),
+            ],
+        }
+    }
+
+    #[test]
+    fn reachable_is_route_targets_then_entries_without_the_cursor() {
+        let map = map();
+        assert_eq!(map.reachable(None), ["triage", "billing"]);
+        assert_eq!(map.reachable(Some("triage")), ["refunds", "billing"]);
+        assert_eq!(map.reachable(Some("billing")), ["audit", "triage"]);
+        assert_eq!(map.reachable(Some("faq")), ["triage", "billing"]);
+    }
+
+    #[test]
+    fn open_skills_are_untargeted_llm_activated_skills() {
+        let mut map = map();
+        assert_eq!(map.open_skills(), ["faq"]);
+        map.skills[3].trigger = Trigger::Always;
+        assert!(map.open_skills().is_empty());
+        assert_eq!(map.grantable(Some("refunds")), ["triage", "billing"]);
+    }
+
+    #[test]
+    fn routing_follows_from_the_map() {
+        let map = map();
+        assert_eq!(map.routing_of("triage").map(|r| r.via), Some(Via::Entry));
+        assert_eq!(
+            map.routing_of("refunds"),
+            Some(Routing {
+                via: Via::Route,
+                from: Some("triage".into())
+            })
+        );
+        assert_eq!(map.routing_of("audit").map(|r| r.via), Some(Via::Model));
+        assert_eq!(map.routing_of("faq"), None);
+        let routed = map.skills_as_routed();
+        assert_eq!(routed[1].trigger, Trigger::Rule);
+        assert_eq!(routed[4].trigger, Trigger::LlmActivated);
+    }
+
+    #[test]
+    fn the_offer_for_a_position_grants_what_the_map_does() {
+        let offer = map().offer_at(Some("triage"), &["faq".to_owned()], false);
+        assert_eq!(
+            offer.grantable,
+            Some(vec![
+                "refunds".to_owned(),
+                "billing".to_owned(),
+                "faq".to_owned()
+            ])
+        );
+        assert_eq!(offer.cursor_id.as_deref(), Some("triage"));
+        assert_eq!(offer.hidden_ids, ["faq"]);
+    }
+}
