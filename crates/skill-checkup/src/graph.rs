@@ -197,9 +197,10 @@ mod tests {
 
     use super::*;
 
-    fn codes(
-        map: serde_json::Value,
-    ) -> Vec<(&'static str, Option<String>, Option<String>, Option<String>)> {
+    /// A problem's code and where it points: skill, from, to.
+    type Located = (&'static str, Option<String>, Option<String>, Option<String>);
+
+    fn codes(map: serde_json::Value) -> Vec<Located> {
         let map: SkillMap = serde_json::from_value(map).unwrap();
         check_map(&map)
             .problems
