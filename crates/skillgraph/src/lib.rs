@@ -1,0 +1,44 @@
+//! An explainable skill graph for LLM-agent hosts, in one dependency.
+//!
+//! `skillgraph` gathers the layers — [`skill_core`] (the data model and the
+//! map), [`skill_guard`] (guards and route resolution), [`skill_checkup`]
+//! (the check-up) and [`skill_tools`] (tool descriptors) — and adds what
+//! needs a file system: [`load`]ing a map from a `skillmap.json` file or from
+//! a folder of Agent Skills (`skills/<name>/SKILL.md`), and the `skillgraph`
+//! command-line tool built on it. It also draws a map as a [`mermaid`] chart.
+//!
+//! The key design decision: loading never stops at the first broken
+//! `SKILL.md`. A file that breaks the Agent Skills rules becomes a check-up
+//! problem (`skill-file-invalid`, naming the file and the field) beside every
+//! other problem of the map; only input that cannot be used at all (a missing
+//! path, JSON that does not parse, an unknown key) is a [`LoadError`].
+//!
+//! ```
+//! use skillgraph::skill_core::{ReadSkillOffer, SkillMap};
+//! use skillgraph::skill_tools::{read_skill, HostFormat};
+//!
+//! let map: SkillMap = serde_json::from_str(r#"{
+//!     "skills": [{ "id": "triage", "description": "Sort the request" },
+//!                { "id": "refunds", "description": "Refund an order" }],
+//!     "entries": ["triage"],
+//!     "routes": [{ "from": "triage", "to": "refunds" }]
+//! }"#)?;
+//! let checkup = skillgraph::skill_checkup::check_map(&map);
+//! assert!(checkup.ok);
+//! let offer = map.offer_at(Some("triage"), &[], false);
+//! let tool = read_skill(&map.skills, Some(&offer)).expect("the map has skills");
+//! let openai = tool.to_host(HostFormat::OpenAi).expect("read_skill is a valid name");
+//! assert_eq!(openai["function"]["name"], "read_skill");
+//! # Ok::<(), serde_json::Error>(())
+//! ```
+
+pub mod agent_skills;
+mod draw;
+mod load;
+
+pub use draw::mermaid;
+pub use load::{LoadError, Loaded, load};
+pub use skill_checkup;
+pub use skill_core;
+pub use skill_guard;
+pub use skill_tools;
