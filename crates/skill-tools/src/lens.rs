@@ -75,9 +75,6 @@ impl OfferView<'_> {
             }
             OfferMode::NoSkills => {}
         }
-        if out.ends_with('\n') {
-            out.pop();
-        }
         out.push_str("\n\n");
         out.push_str(CLOSING);
         out
@@ -116,10 +113,13 @@ fn row_into(out: &mut String, id: &str, described: bool, description: Option<&st
     }
 }
 
+/// The rows, one per line, with no line break after the last.
 fn rows_into(out: &mut String, rows: &[Row<'_>]) {
-    for row in rows {
+    for (index, row) in rows.iter().enumerate() {
+        if index > 0 {
+            out.push('\n');
+        }
         row_into(out, row.id, row.described, row.description);
-        out.push('\n');
     }
 }
 

@@ -224,6 +224,19 @@ fn snapshot_graph_with_a_menu_and_a_stay() {
 }
 
 #[test]
+fn snapshot_graph_with_both_lists() {
+    let offer = ReadSkillOffer {
+        grantable: Some(vec!["refunds".into()]),
+        cursor_id: Some("triage".into()),
+        ..ReadSkillOffer::default()
+    };
+    assert_eq!(
+        offer_view(&desk(), Some(&offer)).render(),
+        "You are in 'triage'.\n\nActivates a skill for the next iteration.\n\nReachable from here:\n - refunds: Refund an order\n\nNot reachable from here:\n - shipping: Track a parcel\n - audit: (no description given)\n\nPass the chosen skill's id as `id`."
+    );
+}
+
+#[test]
 fn snapshot_graph_with_nothing_wired_out() {
     let offer = ReadSkillOffer {
         grantable: Some(Vec::new()),

@@ -296,10 +296,19 @@ pub(crate) fn parse_json<T: serde::de::DeserializeOwned>(
     path: &Path,
     text: &str,
 ) -> Result<T, LoadError> {
-    serde_json::from_str(text).map_err(|err| json_error(path, &err))
+    serde_json::from_str(text).map_err(|err| LoadError::from_json(path, &err))
 }
 
-pub(crate) fn json_error(path: &Path, err: &serde_json::Error) -> LoadError {
+impl LoadError {
+    /// The error for JSON read from `path` that serde refused: a syntax or
+    /// shape error with its line and column, or an unknown key with the
+    /// nearest known one.
+    pub fn from_json(path: &Path, err: &serde_json::Error) -> LoadError {
+        json_error(path, err)
+    }
+}
+
+fn json_error(path: &Path, err: &serde_json::Error) -> LoadError {
     let (line, column) = (err.line(), err.column());
     let full = err.to_string();
     let message = full
@@ -350,7 +359,13 @@ fn unknown_name(message: &str) -> Option<(String, Vec<String>)> {
 /// The known name closest to `written`, when it is close enough to be a
 /// likely misspelling (same letters ignoring case and separators, or a small
 /// edit away).
-pub(crate) fn nearest(written: &str, known: &[String]) -> Option<String> {
+///
+/// ```
+/// let known = ["surface_mode".to_owned(), "steps".to_owned()];
+/// assert_eq!(skillgraph::nearest("surfaceMode", &known).as_deref(), Some("surface_mode"));
+/// assert_eq!(skillgraph::nearest("colour", &known), None);
+/// ```
+pub fn nearest(written: &str, known: &[String]) -> Option<String> {
     let fold = |s: &str| {
         s.chars()
             .filter(|c| c.is_alphanumeric())

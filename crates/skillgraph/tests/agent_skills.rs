@@ -3,6 +3,9 @@
 //! skill folder the reference validated; loading it must report a
 //! `skill-file-invalid` problem exactly when the reference called it invalid.
 
+// Test scaffolding: a failed setup step should stop the test loudly.
+#![allow(clippy::unwrap_used)]
+
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;

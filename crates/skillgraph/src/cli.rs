@@ -1,0 +1,511 @@
+//! The commands of the `skillgraph` binary: argument parsing, and each
+//! command's output in text or JSON.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use serde::Deserialize;
+use skill_checkup::{Checkup, Problem};
+use skill_core::{GuardView, ReadSkillOffer, SkillMap, ToolResult};
+use skill_guard::{CompiledMap, Evaluation, Guard, Iteration};
+use skill_tools::{HostFormat, ToolDescriptor, list_skills, read_skill};
+use skillgraph::{LoadError, Loaded, load, mermaid, nearest};
+
+const EXAMPLES: &str = "Examples:
+  skillgraph check examples/support-desk
+  skillgraph tools examples/support-desk --cursor triage --format anthropic
+  skillgraph route examples/support-desk --cursor triage --results examples/support-desk/results/risky-order.jsonl
+  skillgraph draw examples/support-desk
+  skillgraph guard --guard '{\"riskLevel\":{\"in\":[\"high\"]}}' --view '{\"toolName\":\"lookup_order\",\"result\":\"{\\\"riskLevel\\\":\\\"high\\\"}\"}'
+
+Exit codes: 0 success (warnings allowed), 1 the map or guard has errors, 2 the input cannot be used.";
+
+/// Check, inspect and run an explainable skill graph.
+#[derive(Debug, Parser)]
+#[command(name = "skillgraph", version, after_help = EXAMPLES)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Report every problem of a map: errors, then warnings.
+    ///
+    /// PATH is a skillmap.json file with inline skills, or a folder holding
+    /// skillmap.json and skills/<name>/SKILL.md folders.
+    #[command(
+        after_help = "Examples:\n  skillgraph check examples/support-desk\n  skillgraph check map.json --format json\n\nExit codes: 0 no error (warnings allowed), 1 the map has errors, 2 the input cannot be used."
+    )]
+    Check {
+        /// The map: a skillmap.json file or a folder holding one.
+        path: PathBuf,
+        /// `text` (rustc-style) or `json` (the check-up object).
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Print the read_skill and list_skills tools for a position of the cursor.
+    #[command(
+        after_help = "Examples:\n  skillgraph tools examples/support-desk\n  skillgraph tools examples/support-desk --cursor triage --hide refunds --format openai\n  skillgraph tools map.json --offer offer.json --format mcp"
+    )]
+    Tools {
+        /// The map: a skillmap.json file or a folder holding one.
+        path: PathBuf,
+        /// The skill the cursor stands on (none: a run's start).
+        #[arg(long)]
+        cursor: Option<String>,
+        /// A skill id this reader may not be told about (repeatable).
+        #[arg(long = "hide", value_name = "ID")]
+        hide: Vec<String>,
+        /// A read_skill offer as JSON, used instead of the one the map gives.
+        #[arg(long, value_name = "FILE")]
+        offer: Option<PathBuf>,
+        /// `text` for a person, or a host's tool JSON.
+        #[arg(long, value_enum, default_value_t = ToolFormat::Text)]
+        format: ToolFormat,
+    },
+    /// Resolve where one iteration's tool results move the cursor.
+    #[command(
+        after_help = "Examples:\n  skillgraph route examples/support-desk --cursor triage --results examples/support-desk/results/risky-order.jsonl --iteration 2 --message 'refund order 4412'\n\nThe results file holds one JSON object per line: {\"toolName\", \"result\", \"status\"?}, in call order."
+    )]
+    Route {
+        /// The map: a skillmap.json file or a folder holding one.
+        path: PathBuf,
+        /// The skill the cursor stands on.
+        #[arg(long)]
+        cursor: String,
+        /// JSON lines of tool results, in call order.
+        #[arg(long, value_name = "FILE")]
+        results: PathBuf,
+        /// The iteration number guards read as `iteration`.
+        #[arg(long, default_value_t = 0.0, value_name = "N")]
+        iteration: f64,
+        /// The user's message guards read as `userMessage`.
+        #[arg(long, default_value = "", value_name = "TEXT")]
+        message: String,
+    },
+    /// Draw the map as a mermaid flowchart.
+    #[command(after_help = "Examples:\n  skillgraph draw examples/support-desk > map.mmd")]
+    Draw {
+        /// The map: a skillmap.json file or a folder holding one.
+        path: PathBuf,
+    },
+    /// Compile one guard and print its evidence for one hop.
+    #[command(
+        after_help = "Examples:\n  skillgraph guard --guard '{\"score\":{\"gte\":0.8}}' --view '{\"toolName\":\"score\",\"result\":\"{\\\"score\\\":0.5}\"}'\n  skillgraph guard --guard '{\"status\":{\"eq\":\"success\"}}' --view '{\"status\":\"failure\"}' --format json\n\nView keys: toolName, result, status, iteration, userMessage, currentSkillId.\nExit codes: 0 evaluated (whatever the verdict), 1 the guard is refused, 2 bad JSON."
+    )]
+    Guard {
+        /// The guard, as JSON.
+        #[arg(long, value_name = "JSON")]
+        guard: String,
+        /// The hop, as JSON: toolName, result, status, iteration, userMessage, currentSkillId.
+        #[arg(long, value_name = "JSON")]
+        view: String,
+        /// `text` (a table) or `json` (the evaluation).
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ToolFormat {
+    Text,
+    Anthropic,
+    Openai,
+    Mcp,
+}
+
+/// A command that could not complete: its exit code, a stable code and the
+/// message (what was wrong and how to fix it).
+#[derive(Debug)]
+pub struct Failure {
+    /// The process exit code (1 or 2).
+    pub exit: u8,
+    /// A stable code.
+    pub code: &'static str,
+    /// What was wrong and how to fix it.
+    pub message: String,
+}
+
+impl Failure {
+    fn unusable(code: &'static str, message: impl Into<String>) -> Self {
+        Failure {
+            exit: 2,
+            code,
+            message: message.into(),
+        }
+    }
+
+    fn invalid(code: &'static str, message: impl Into<String>) -> Self {
+        Failure {
+            exit: 1,
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+impl From<LoadError> for Failure {
+    fn from(err: LoadError) -> Self {
+        Failure::unusable(err.code(), err.to_string())
+    }
+}
+
+/// Run one command; `Ok` carries the exit code of a command that completed.
+pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
+    match cli.command {
+        Command::Check { path, format } => check(&path, format),
+        Command::Tools {
+            path,
+            cursor,
+            hide,
+            offer,
+            format,
+        } => tools(&path, cursor.as_deref(), &hide, offer.as_deref(), format),
+        Command::Route {
+            path,
+            cursor,
+            results,
+            iteration,
+            message,
+        } => route(&path, &cursor, &results, iteration, &message),
+        Command::Draw { path } => {
+            print!("{}", mermaid(&load(&path)?.map));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Guard {
+            guard,
+            view,
+            format,
+        } => guard_command(&guard, &view, format),
+    }
+}
+
+fn to_json(value: &impl serde::Serialize) -> Result<String, Failure> {
+    serde_json::to_string_pretty(value)
+        .map_err(|err| Failure::invalid("output", format!("could not write JSON: {err}")))
+}
+
+fn check(path: &Path, format: Format) -> Result<ExitCode, Failure> {
+    let checkup = load(path)?.checkup();
+    match format {
+        Format::Json => println!("{}", to_json(&checkup)?),
+        Format::Text => print!("{}", render_checkup(&checkup)),
+    }
+    Ok(if checkup.ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// rustc-style text: `severity[code]: message`, then where.
+fn render_checkup(checkup: &Checkup) -> String {
+    let mut out = String::new();
+    for problem in checkup.errors().chain(checkup.warnings()) {
+        let _ = writeln!(
+            out,
+            "{}[{}]: {}",
+            problem.severity, problem.code, problem.message
+        );
+        if let Some(place) = place(problem) {
+            let _ = writeln!(out, "  --> {place}");
+        }
+        out.push('\n');
+    }
+    let errors = checkup.errors().count();
+    let warnings = checkup.warnings().count();
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    let _ = writeln!(
+        out,
+        "{}, {}",
+        plural(errors, "error"),
+        plural(warnings, "warning")
+    );
+    out
+}
+
+fn place(problem: &Problem) -> Option<String> {
+    match (&problem.from, &problem.to, &problem.skill) {
+        (Some(from), Some(to), _) => Some(format!("route {from}→{to}")),
+        (_, _, Some(skill)) => Some(match (problem.step, &problem.tool) {
+            (Some(step), Some(tool)) => format!("skill {skill}, step {step} ({tool})"),
+            (Some(step), None) => format!("skill {skill}, step {step}"),
+            _ => format!("skill {skill}"),
+        }),
+        _ => None,
+    }
+}
+
+/// `id` must be a skill of the map.
+fn known_skill(map: &SkillMap, id: &str, flag: &str) -> Result<(), Failure> {
+    if map.skill(id).is_some() {
+        return Ok(());
+    }
+    let ids: Vec<String> = map.skills.iter().map(|s| s.id.clone()).collect();
+    let hint = nearest(id, &ids)
+        .map(|n| format!(" (did you mean `{n}`?)"))
+        .unwrap_or_default();
+    Err(Failure::unusable(
+        "unknown-skill",
+        format!(
+            "{flag} names \"{id}\", which is not a skill of the map{hint}; the skills are: {}",
+            ids.join(", ")
+        ),
+    ))
+}
+
+fn tools(
+    path: &Path,
+    cursor: Option<&str>,
+    hide: &[String],
+    offer: Option<&Path>,
+    format: ToolFormat,
+) -> Result<ExitCode, Failure> {
+    let Loaded { map, .. } = load(path)?;
+    let offer = match offer {
+        Some(file) => {
+            let text = std::fs::read_to_string(file).map_err(|err| {
+                Failure::unusable(
+                    "unreadable",
+                    format!("{}: cannot be read: {err}", file.display()),
+                )
+            })?;
+            serde_json::from_str::<ReadSkillOffer>(&text)
+                .map_err(|err| Failure::from(LoadError::from_json(file, &err)))?
+        }
+        None => {
+            if let Some(cursor) = cursor {
+                known_skill(&map, cursor, "--cursor")?;
+            }
+            for id in hide {
+                known_skill(&map, id, "--hide")?;
+            }
+            if map.entries.is_empty() && map.routes.is_empty() {
+                // No graph to speak of: the plain catalog, filtered.
+                ReadSkillOffer {
+                    hidden_ids: hide.to_vec(),
+                    cursor_id: cursor.map(str::to_owned),
+                    ..ReadSkillOffer::default()
+                }
+            } else {
+                map.offer_at(cursor, hide, false)
+            }
+        }
+    };
+    let descriptors: Vec<ToolDescriptor> = read_skill(&map.skills, Some(&offer))
+        .into_iter()
+        .chain(list_skills(&map.skills))
+        .collect();
+    let host = match format {
+        ToolFormat::Text => {
+            if descriptors.is_empty() {
+                println!(
+                    "(no tools: the map has no skills, or a decision tree leaves none to open)"
+                );
+            }
+            for tool in &descriptors {
+                println!("{}\n{}\n", tool.name, indent(&tool.description));
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+        ToolFormat::Anthropic => HostFormat::Anthropic,
+        ToolFormat::Openai => HostFormat::OpenAi,
+        ToolFormat::Mcp => HostFormat::Mcp,
+    };
+    let tools = descriptors
+        .iter()
+        .map(|tool| tool.to_host(host))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|err| Failure::invalid(err.code(), err.to_string()))?;
+    println!("{}", to_json(&tools)?);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn indent(text: &str) -> String {
+    text.lines()
+        .map(|line| {
+            if line.is_empty() {
+                String::new()
+            } else {
+                format!("    {line}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn route(
+    path: &Path,
+    cursor: &str,
+    results: &Path,
+    iteration: f64,
+    message: &str,
+) -> Result<ExitCode, Failure> {
+    let Loaded { map, .. } = load(path)?;
+    known_skill(&map, cursor, "--cursor")?;
+    let text = std::fs::read_to_string(results).map_err(|err| {
+        Failure::unusable(
+            "unreadable",
+            format!("{}: cannot be read: {err}", results.display()),
+        )
+    })?;
+    let mut batch = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let result: ToolResult = serde_json::from_str(line).map_err(|err| {
+            Failure::unusable(
+                "bad-json",
+                format!(
+                    "{}:{}:{}: {}; each line is one tool result {{\"toolName\": \"…\", \"result\": \"…\", \"status\": \"success\"}}",
+                    results.display(),
+                    number + 1,
+                    err.column(),
+                    err.to_string().rsplit_once(" at line ").map_or_else(|| err.to_string(), |(m, _)| m.to_owned())
+                ),
+            )
+        })?;
+        batch.push(result);
+    }
+    let compiled = CompiledMap::new(&map).map_err(|errors| {
+        Failure::invalid(
+            "guard-refused",
+            format!(
+                "{errors}\nRun `skillgraph check {}` for every problem of the map.",
+                path.display()
+            ),
+        )
+    })?;
+    let moved = compiled.resolve(
+        cursor,
+        &batch,
+        Iteration {
+            number: iteration,
+            user_message: message,
+        },
+    );
+    println!("{}", to_json(&moved)?);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The `--view` of `skillgraph guard`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct ViewInput {
+    #[serde(default)]
+    tool_name: String,
+    #[serde(default)]
+    result: String,
+    #[serde(default)]
+    status: Option<String>,
+    #[serde(default)]
+    iteration: f64,
+    #[serde(default)]
+    user_message: String,
+    #[serde(default)]
+    current_skill_id: Option<String>,
+}
+
+fn guard_command(guard: &str, view: &str, format: Format) -> Result<ExitCode, Failure> {
+    let bad = |what: &str, err: serde_json::Error| {
+        let message = err.to_string();
+        let hint = if what == "--view" {
+            "; the view is an object with toolName, result, status, iteration, userMessage, currentSkillId"
+        } else {
+            "; a guard is {\"key\": {\"op\": value}}"
+        };
+        Failure::unusable("bad-json", format!("{what}: {message}{hint}"))
+    };
+    let guard_json: serde_json::Value =
+        serde_json::from_str(guard).map_err(|err| bad("--guard", err))?;
+    let input: ViewInput = serde_json::from_str(view).map_err(|err| bad("--view", err))?;
+    let compiled = Guard::compile(&guard_json)
+        .map_err(|err| Failure::invalid(err.code(), format!("--guard is refused: {err}")))?;
+    let view = GuardView {
+        tool_name: &input.tool_name,
+        result: &input.result,
+        status: input.status.as_deref(),
+        iteration: input.iteration,
+        user_message: &input.user_message,
+        current_skill_id: input.current_skill_id.as_deref(),
+    };
+    let evaluation = compiled.evaluate(&view);
+    match format {
+        Format::Json => println!("{}", to_json(&evaluation)?),
+        Format::Text => print!("{}", evidence_table(&evaluation)),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The evidence as an aligned table, verdict first.
+fn evidence_table(evaluation: &Evaluation<'_>) -> String {
+    let mut rows = vec![[
+        "key".to_owned(),
+        "op".to_owned(),
+        "value".to_owned(),
+        "actual".to_owned(),
+        "passed".to_owned(),
+    ]];
+    for c in &evaluation.conditions {
+        rows.push([
+            c.condition.key.clone(),
+            c.condition.op.to_string(),
+            c.condition.value.to_string(),
+            c.actual_summary.clone(),
+            if c.passed { "yes" } else { "no" }.to_owned(),
+        ]);
+    }
+    let widths: Vec<usize> = (0..5)
+        .map(|col| {
+            rows.iter()
+                .map(|r| r[col].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = format!(
+        "verdict: {}\n",
+        if evaluation.verdict { "pass" } else { "fail" }
+    );
+    for row in rows {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(cell, width)| format!("{cell:<width$}"))
+            .collect();
+        let _ = writeln!(out, "{}", cells.join("  ").trim_end());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn problems_print_rustc_style() {
+        use skill_checkup::Severity;
+        let problem = Problem::new(Severity::Error, "guard-refused", "bad").about_route("a", "b");
+        let text = render_checkup(&Checkup::from_problems(vec![problem]));
+        assert_eq!(
+            text,
+            "error[guard-refused]: bad\n  --> route a→b\n\n1 error, 0 warnings\n"
+        );
+    }
+}

@@ -1,0 +1,411 @@
+//! End-to-end tests of the `skillgraph` binary: good and broken maps, with
+//! the exit code and the problem codes each must give.
+
+// Test scaffolding: a failed setup step should stop the test loudly.
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+fn skillgraph(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_skillgraph"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn example() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/support-desk")
+        .display()
+        .to_string()
+}
+
+/// A scratch folder for one test, emptied first.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("skillgraph-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write(dir: &Path, file: &str, text: &str) -> String {
+    let path = dir.join(file);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// `check --format json` on a map: the exit code and the problem codes.
+fn check_codes(map: &str) -> (i32, Vec<String>) {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let dir = scratch(&format!("map-{}", NEXT.fetch_add(1, Ordering::Relaxed)));
+    let file = write(&dir, "skillmap.json", map);
+    let output = skillgraph(&["check", &file, "--format", "json"]);
+    let checkup: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("check prints JSON");
+    let codes = checkup["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["code"].as_str().unwrap().to_owned())
+        .collect();
+    (output.status.code().unwrap(), codes)
+}
+
+#[test]
+fn the_example_checks_clean() {
+    let output = skillgraph(&["check", &example()]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&output),
+        stderr(&output)
+    );
+    assert!(
+        stdout(&output).ends_with("0 errors, 0 warnings\n"),
+        "{}",
+        stdout(&output)
+    );
+}
+
+#[test]
+fn a_contradictory_guard_is_an_error() {
+    let (code, codes) = check_codes(
+        r#"{"skills": [{"id": "a"}, {"id": "b"}], "entries": ["a"],
+            "routes": [{"from": "a", "to": "b", "guard": {"score": {"gt": 5, "lt": 3}}}]}"#,
+    );
+    assert_eq!((code, codes), (1, vec!["guard-unsatisfiable".to_owned()]));
+}
+
+#[test]
+fn an_unknown_skill_is_an_error() {
+    let (code, codes) = check_codes(
+        r#"{"skills": [{"id": "a"}], "entries": ["a"], "routes": [{"from": "a", "to": "ghost"}]}"#,
+    );
+    assert_eq!((code, codes), (1, vec!["unknown-skill".to_owned()]));
+}
+
+#[test]
+fn a_routed_tool_only_skill_is_delivered_nowhere() {
+    let (code, codes) = check_codes(
+        r#"{"skills": [{"id": "a"}, {"id": "b", "surface_mode": "tool-only", "body": "steps"}], "entries": ["a"],
+            "routes": [{"from": "a", "to": "b", "on_tool_return": "lookup"}]}"#,
+    );
+    assert_eq!(
+        (code, codes),
+        (1, vec!["tool-only-delivered-nowhere".to_owned()])
+    );
+}
+
+#[test]
+fn a_refused_guard_is_an_error_and_route_refuses_the_map() {
+    let map = r#"{"skills": [{"id": "a"}, {"id": "b"}], "entries": ["a"],
+                  "routes": [{"from": "a", "to": "b", "guard": {"score": {"gle": 1}}}]}"#;
+    let (code, codes) = check_codes(map);
+    assert_eq!((code, codes), (1, vec!["guard-refused".to_owned()]));
+    let dir = scratch("refused-route");
+    let file = write(&dir, "skillmap.json", map);
+    let results = write(
+        &dir,
+        "results.jsonl",
+        r#"{"toolName": "t", "result": "{}"}"#,
+    );
+    let output = skillgraph(&["route", &file, "--cursor", "a", "--results", &results]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("route a→b: key \"score\" uses unknown operator \"gle\""),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn a_warning_alone_exits_zero() {
+    let (code, codes) = check_codes(
+        r#"{"skills": [{"id": "a"}], "entries": ["a"], "routes": [{"from": "a", "to": "a"}]}"#,
+    );
+    assert_eq!((code, codes), (0, vec!["self-loop".to_owned()]));
+}
+
+#[test]
+fn bad_json_is_named_with_its_line_and_column() {
+    let dir = scratch("bad-json");
+    let file = write(
+        &dir,
+        "skillmap.json",
+        "{\n  \"skills\": [\n    {\"id\": \"a\"},\n  ]\n}",
+    );
+    let output = skillgraph(&["check", &file]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("error[bad-json]"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(
+        stderr(&output).contains("skillmap.json:4:3:"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn an_unknown_key_names_the_nearest_known_one() {
+    let dir = scratch("unknown-key");
+    let file = write(
+        &dir,
+        "skillmap.json",
+        r#"{"skills": [{"id": "a", "surfaceMode": "both"}], "entries": ["a"]}"#,
+    );
+    let output = skillgraph(&["check", &file]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("unknown key `surfaceMode` (did you mean `surface_mode`?)"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn a_missing_file_is_unusable_input() {
+    let output = skillgraph(&["check", "/no/such/skillmap.json"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("error[missing-path]"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn a_skill_md_that_breaks_the_agent_skills_rules_is_named() {
+    let dir = scratch("skill-md");
+    write(&dir, "skillmap.json", r#"{"entries": ["intake"]}"#);
+    write(
+        &dir,
+        "skills/intake/SKILL.md",
+        "---\nname: Intake\ndescription: Take requests in.\nauthor: me\n---\nBody.\n",
+    );
+    let output = skillgraph(&["check", &dir.display().to_string(), "--format", "json"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let checkup: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let messages: Vec<&str> = checkup["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["code"] == "skill-file-invalid")
+        .map(|p| p["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(messages.len(), 3, "{messages:#?}");
+    assert!(
+        messages
+            .iter()
+            .all(|m| m.starts_with("skills/intake/SKILL.md: field `")),
+        "{messages:#?}"
+    );
+    assert!(messages[0].contains("`author`"), "{messages:#?}");
+}
+
+#[test]
+fn route_moves_the_cursor_with_evidence() {
+    let results = format!("{}/results/risky-order.jsonl", example());
+    let output = skillgraph(&[
+        "route",
+        &example(),
+        "--cursor",
+        "triage",
+        "--results",
+        &results,
+        "--iteration",
+        "2",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let moved: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        (moved["by"].as_str(), moved["to"].as_str()),
+        (Some("route"), Some("refunds"))
+    );
+    assert_eq!(moved["guard"]["conditions"][1]["actual_summary"], "240");
+    let low = format!("{}/results/low-risk-order.jsonl", example());
+    let output = skillgraph(&["route", &example(), "--cursor", "triage", "--results", &low]);
+    let stayed: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(stayed["by"], "stay");
+    assert_eq!(
+        stayed["guards_closed"][0]["conditions"][0]["actual_summary"],
+        "low"
+    );
+}
+
+#[test]
+fn route_names_a_bad_results_line_and_an_unknown_cursor() {
+    let dir = scratch("bad-results");
+    let results = write(
+        &dir,
+        "results.jsonl",
+        "{\"toolName\": \"t\", \"result\": \"{}\"}\n{\"tool\": 1}\n",
+    );
+    let output = skillgraph(&[
+        "route",
+        &example(),
+        "--cursor",
+        "triage",
+        "--results",
+        &results,
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("results.jsonl:2:"),
+        "{}",
+        stderr(&output)
+    );
+    let output = skillgraph(&[
+        "route",
+        &example(),
+        "--cursor",
+        "Triage",
+        "--results",
+        &results,
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("did you mean `triage`?"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn tools_print_every_host_format() {
+    for (format, key) in [
+        ("anthropic", "input_schema"),
+        ("openai", "function"),
+        ("mcp", "inputSchema"),
+    ] {
+        let output = skillgraph(&[
+            "tools",
+            &example(),
+            "--cursor",
+            "triage",
+            "--hide",
+            "faq",
+            "--format",
+            format,
+        ]);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let tools: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(tools.as_array().map(Vec::len), Some(2));
+        assert!(tools[0].get(key).is_some(), "{format}: {tools}");
+        assert!(
+            !tools.to_string().contains("faq: Answer"),
+            "a hidden skill is described: {tools}"
+        );
+    }
+    let output = skillgraph(&["tools", &example()]);
+    assert!(
+        stdout(&output).starts_with("read_skill\n"),
+        "{}",
+        stdout(&output)
+    );
+}
+
+#[test]
+fn tools_work_without_entries_and_with_a_raw_offer() {
+    let dir = scratch("tools-offer");
+    let file = write(
+        &dir,
+        "skillmap.json",
+        r#"{"skills": [{"id": "a", "description": "First"}, {"id": "b"}]}"#,
+    );
+    let output = skillgraph(&["tools", &file]);
+    assert_eq!(output.status.code(), Some(0));
+    assert!(
+        stdout(&output).contains("Skills you can pick:"),
+        "{}",
+        stdout(&output)
+    );
+    let offer = write(
+        &dir,
+        "offer.json",
+        r#"{"grantable": ["b"], "cursor_id": "a"}"#,
+    );
+    let output = skillgraph(&["tools", &file, "--offer", &offer]);
+    assert!(
+        stdout(&output).contains("You are in 'a'."),
+        "{}",
+        stdout(&output)
+    );
+}
+
+#[test]
+fn draw_prints_a_flowchart() {
+    let output = skillgraph(&["draw", &example()]);
+    assert_eq!(output.status.code(), Some(0));
+    let chart = stdout(&output);
+    assert!(
+        chart.starts_with("flowchart TD\n") && chart.contains("start -->"),
+        "{chart}"
+    );
+    assert!(
+        chart.contains("when riskLevel in [high, critical] AND amount ≥ 100"),
+        "{chart}"
+    );
+}
+
+#[test]
+fn guard_prints_evidence_or_refuses() {
+    let output = skillgraph(&[
+        "guard",
+        "--guard",
+        r#"{"score":{"gte":0.8}}"#,
+        "--view",
+        r#"{"result":"{\"score\":0.5}"}"#,
+    ]);
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(
+        stdout(&output),
+        "verdict: fail\nkey    op   value  actual  passed\nscore  gte  0.8    0.5     no\n"
+    );
+    let output = skillgraph(&["guard", "--guard", r#"{"score":{}}"#, "--view", "{}"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("error[no-operator]"),
+        "{}",
+        stderr(&output)
+    );
+    let output = skillgraph(&["guard", "--guard", "{", "--view", "{}"]);
+    assert_eq!(output.status.code(), Some(2));
+    let output = skillgraph(&[
+        "guard",
+        "--guard",
+        r#"{"a":{"eq":1}}"#,
+        "--view",
+        r#"{"tool":"x"}"#,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn every_command_has_help_with_examples() {
+    for command in ["check", "tools", "route", "draw", "guard"] {
+        let output = skillgraph(&[command, "--help"]);
+        assert_eq!(output.status.code(), Some(0));
+        assert!(
+            stdout(&output).contains("Examples:"),
+            "{command}: {}",
+            stdout(&output)
+        );
+    }
+}
