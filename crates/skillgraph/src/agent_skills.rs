@@ -46,6 +46,9 @@ pub const FIELDS: [&str; 6] = [
 pub struct FileFault {
     /// The front-matter field at fault, if any.
     pub field: Option<String>,
+    /// For front matter that is not YAML at all, where the YAML reader gave up
+    /// (one-based line and column in the file).
+    pub syntax_error_at: Option<(usize, usize)>,
     /// What is wrong and how to fix it.
     pub message: String,
 }
@@ -82,6 +85,7 @@ impl SkillFile {
 fn fault(field: Option<&str>, message: impl Into<String>) -> FileFault {
     FileFault {
         field: field.map(str::to_owned),
+        syntax_error_at: None,
         message: message.into(),
     }
 }
@@ -155,10 +159,21 @@ pub fn read_skill_md(dir_name: &str, bytes: &[u8]) -> SkillFile {
             return file;
         }
         Err(err) => {
-            file.faults.push(fault(
+            let mut fault = fault(
                 None,
                 format!("the front matter is not YAML this format accepts: {err}"),
-            ));
+            );
+            if err.syntax {
+                // The front matter starts right after the opening `---`, on
+                // the file's first line.
+                let column = if err.line == 1 {
+                    err.column + 3
+                } else {
+                    err.column
+                };
+                fault.syntax_error_at = Some((err.line, column));
+            }
+            file.faults.push(fault);
             return file;
         }
     };
@@ -293,6 +308,9 @@ struct YamlError {
     line: usize,
     column: usize,
     message: String,
+    /// The reader could not parse the text at all (as opposed to a strict
+    /// rule refusing YAML that parses).
+    syntax: bool,
 }
 
 impl fmt::Display for YamlError {
@@ -330,6 +348,7 @@ fn strict_yaml(text: &str) -> Result<Option<Yaml>, YamlError> {
         return Err(YamlError {
             line,
             column,
+            syntax: false,
             message: format!(
                 "it holds the control character U+{:04X}; remove it",
                 u32::from(chars[at])
@@ -345,11 +364,13 @@ fn strict_yaml(text: &str) -> Result<Option<Yaml>, YamlError> {
             line: err.marker().line(),
             column: err.marker().col() + 1,
             message: err.info().to_owned(),
+            syntax: true,
         })?;
         let here = |message: &str| YamlError {
             line: span.start.line(),
             column: span.start.col() + 1,
             message: message.to_owned(),
+            syntax: false,
         };
         let opens_flow = |open: char| chars.get(span.start.index()) == Some(&open);
         let node = match event {

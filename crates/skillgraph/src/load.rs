@@ -10,7 +10,7 @@ use serde::Deserialize;
 use skill_checkup::{Checkup, Problem, Severity, check_map};
 use skill_core::{Flavor, Route, Skill, SkillMap, Step, SurfaceMode, ToolDecl, Trigger};
 
-use crate::agent_skills::read_skill_md;
+use crate::agent_skills::{FileFault, read_skill_md};
 
 /// The name of a map file.
 pub const MAP_FILE: &str = "skillmap.json";
@@ -70,6 +70,18 @@ pub enum LoadError {
         /// What is wrong and how to fix it.
         message: String,
     },
+    /// A `SKILL.md` whose front matter is not YAML at all.
+    #[error("{}:{line}:{column}: the front matter is not YAML: {message}; fix the syntax (Agent Skills front matter is `key: value` lines between `---` lines)", path.display())]
+    Yaml {
+        /// The file.
+        path: PathBuf,
+        /// One-based line.
+        line: usize,
+        /// One-based column.
+        column: usize,
+        /// What the YAML reader said.
+        message: String,
+    },
     /// A key our files do not define.
     #[error("{}:{line}:{column}: unknown key `{key}`{}; the keys here are: {}", path.display(), nearest.as_ref().map(|n| format!(" (did you mean `{n}`?)")).unwrap_or_default(), known.join(", "))]
     UnknownKey {
@@ -96,6 +108,7 @@ impl LoadError {
             LoadError::NoMapFile { .. } => "no-map-file",
             LoadError::Read { .. } => "unreadable",
             LoadError::Json { .. } => "bad-json",
+            LoadError::Yaml { .. } => "bad-yaml",
             LoadError::UnknownKey { .. } => "unknown-key",
         }
     }
@@ -189,6 +202,17 @@ pub fn load(path: &Path) -> Result<Loaded, LoadError> {
     for name in names {
         let dir = skills_dir.join(&name);
         let (skill, faults) = read_skill_folder(&dir, &name)?;
+        if let Some((fault, (line, column))) = faults
+            .iter()
+            .find_map(|f| f.syntax_error_at.map(|at| (f, at)))
+        {
+            return Err(LoadError::Yaml {
+                path: dir.join("SKILL.md"),
+                line,
+                column,
+                message: fault.message.clone(),
+            });
+        }
         for fault in faults {
             let message = format!("{}: {fault}", fault_place(path, &dir));
             problems.push(
@@ -229,29 +253,23 @@ fn fault_place(root: &Path, dir: &Path) -> String {
 
 /// The skill a folder holds (id: the folder's name) and every rule its
 /// `SKILL.md` breaks.
-fn read_skill_folder(dir: &Path, name: &str) -> Result<(Skill, Vec<String>), LoadError> {
+fn read_skill_folder(dir: &Path, name: &str) -> Result<(Skill, Vec<FileFault>), LoadError> {
     let mut skill = Skill::new(name);
     let file = ["SKILL.md", "skill.md"]
         .iter()
         .map(|f| dir.join(f))
         .find(|p| p.exists());
     let Some(file) = file else {
-        return Ok((
-            skill,
-            vec![
-                "the folder has no SKILL.md; add one with `name` and `description` front matter"
-                    .to_owned(),
-            ],
-        ));
+        let fault = folder_fault(
+            "the folder has no SKILL.md; add one with `name` and `description` front matter",
+        );
+        return Ok((skill, vec![fault]));
     };
     if file.is_dir() {
-        return Ok((
-            skill,
-            vec![
-                "SKILL.md is a folder, not a file; replace it with the skill's Markdown file"
-                    .to_owned(),
-            ],
-        ));
+        let fault = folder_fault(
+            "SKILL.md is a folder, not a file; replace it with the skill's Markdown file",
+        );
+        return Ok((skill, vec![fault]));
     }
     let bytes = std::fs::read(&file).map_err(|source| LoadError::Read {
         path: file.clone(),
@@ -260,10 +278,15 @@ fn read_skill_folder(dir: &Path, name: &str) -> Result<(Skill, Vec<String>), Loa
     let parsed = read_skill_md(name, &bytes);
     skill.description = parsed.description;
     skill.body = parsed.body;
-    Ok((
-        skill,
-        parsed.faults.iter().map(ToString::to_string).collect(),
-    ))
+    Ok((skill, parsed.faults))
+}
+
+fn folder_fault(message: &str) -> FileFault {
+    FileFault {
+        field: None,
+        syntax_error_at: None,
+        message: message.to_owned(),
+    }
 }
 
 fn apply(skill: &mut Skill, config: SkillSettings) {

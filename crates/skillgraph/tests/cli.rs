@@ -218,6 +218,29 @@ fn a_skill_md_that_breaks_the_agent_skills_rules_is_named() {
 }
 
 #[test]
+fn a_skill_md_that_is_not_yaml_is_unusable_input() {
+    let dir = scratch("bad-yaml");
+    write(&dir, "skillmap.json", r#"{"entries": ["intake"]}"#);
+    write(
+        &dir,
+        "skills/intake/SKILL.md",
+        "---\nname: intake\ndescription: \"unclosed\n---\n",
+    );
+    let output = skillgraph(&["check", &dir.display().to_string()]);
+    assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
+    assert!(
+        stderr(&output).contains("error[bad-yaml]"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(
+        stderr(&output).contains("intake/SKILL.md:"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
 fn route_moves_the_cursor_with_evidence() {
     let results = format!("{}/results/risky-order.jsonl", example());
     let output = skillgraph(&[
