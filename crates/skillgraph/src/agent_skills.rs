@@ -158,22 +158,24 @@ pub fn read_skill_md(dir_name: &str, bytes: &[u8]) -> SkillFile {
             ));
             return file;
         }
+        Err(err) if err.syntax => {
+            // The front matter starts right after the opening `---`, on the
+            // file's first line.
+            let column = if err.line == 1 {
+                err.column + 3
+            } else {
+                err.column
+            };
+            let mut fault = fault(None, err.message);
+            fault.syntax_error_at = Some((err.line, column));
+            file.faults.push(fault);
+            return file;
+        }
         Err(err) => {
-            let mut fault = fault(
+            file.faults.push(fault(
                 None,
                 format!("the front matter is not YAML this format accepts: {err}"),
-            );
-            if err.syntax {
-                // The front matter starts right after the opening `---`, on
-                // the file's first line.
-                let column = if err.line == 1 {
-                    err.column + 3
-                } else {
-                    err.column
-                };
-                fault.syntax_error_at = Some((err.line, column));
-            }
-            file.faults.push(fault);
+            ));
             return file;
         }
     };
