@@ -6,7 +6,8 @@
 use serde_json::{Map, Value};
 
 use crate::data::{Condition, ConditionValue, GuardData, GuardValue, Operator};
-use crate::js_value::{Bound, Relation, js_key_order};
+use crate::js_number;
+use crate::js_value::{Relation, array_index, js_key_order};
 
 /// The six keys a guard reads from the hop itself; any other key reads the
 /// top-level field of that name in the result parsed as JSON.
@@ -233,14 +234,16 @@ impl Source {
     }
 }
 
-/// A condition's test, with its operand prepared.
-#[derive(Debug, Clone, PartialEq)]
+/// A condition's test. Operands are read from the condition's data when the
+/// test runs, so compiling copies nothing; an ordered bound carries its
+/// number (`Number(s)` of a string bound) ready.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Test {
-    Eq(GuardValue),
-    Ne(GuardValue),
-    Compare(Relation, Bound),
-    In(Vec<GuardValue>),
-    NotIn(Vec<GuardValue>),
+    Eq,
+    Ne,
+    Compare(Relation, f64),
+    In,
+    NotIn,
 }
 
 /// A compiled condition: where it reads and what it tests.
@@ -271,8 +274,9 @@ pub struct Guard {
     pub(crate) data: GuardData,
     /// One per data condition, in the same order.
     pub(crate) compiled: Vec<Compiled>,
-    /// The distinct result fields the guard reads, in first-use order.
-    pub(crate) fields: Vec<Box<str>>,
+    /// The distinct result fields the guard reads, in first-use order, each
+    /// as the index of the first condition naming it.
+    pub(crate) fields: Vec<usize>,
 }
 
 impl Guard {
@@ -346,25 +350,22 @@ impl Guard {
 
     fn push(&mut self, condition: Condition) {
         let source = Source::hop(&condition.key).unwrap_or_else(|| {
-            let slot = match self
+            let conditions = &self.data.conditions;
+            let known = self
                 .fields
                 .iter()
-                .position(|field| **field == *condition.key)
-            {
-                Some(slot) => slot,
-                None => {
-                    self.fields.push(condition.key.as_str().into());
-                    self.fields.len() - 1
-                }
-            };
-            Source::Field(slot)
+                .position(|&at| conditions[at].key == condition.key);
+            Source::Field(known.unwrap_or_else(|| {
+                self.fields.push(conditions.len());
+                self.fields.len() - 1
+            }))
         });
-        let test = match (&condition.op, &condition.value) {
-            (Operator::In, ConditionValue::List(list)) => Test::In(list.clone()),
-            (Operator::NotIn, ConditionValue::List(list)) => Test::NotIn(list.clone()),
-            (Operator::Eq, ConditionValue::Scalar(value)) => Test::Eq(value.clone()),
-            (Operator::Ne, ConditionValue::Scalar(value)) => Test::Ne(value.clone()),
-            (op, ConditionValue::Scalar(value)) => {
+        let test = match condition.op {
+            Operator::Eq => Test::Eq,
+            Operator::Ne => Test::Ne,
+            Operator::In => Test::In,
+            Operator::NotIn => Test::NotIn,
+            op => {
                 let relation = match op {
                     Operator::Gt => Relation::Gt,
                     Operator::Gte => Relation::Gte,
@@ -372,13 +373,15 @@ impl Guard {
                     _ => Relation::Lte,
                 };
                 // `condition_value` admitted only numbers and strings here.
-                Test::Compare(
-                    relation,
-                    Bound::of(value).unwrap_or(Bound::Number(f64::NAN)),
-                )
+                let number = match &condition.value {
+                    ConditionValue::Scalar(GuardValue::Number(n)) => *n,
+                    ConditionValue::Scalar(GuardValue::String(text)) => {
+                        js_number::from_js_string(text)
+                    }
+                    _ => f64::NAN,
+                };
+                Test::Compare(relation, number)
             }
-            // `condition_value` pairs lists with `in`/`notIn` only.
-            (_, ConditionValue::List(list)) => Test::In(list.clone()),
         };
         self.compiled.push(Compiled { source, test });
         self.data.conditions.push(condition);
@@ -396,12 +399,16 @@ impl Guard {
     }
 }
 
-/// Members in JavaScript's own-key order.
+/// Members in JavaScript's own-key order. Without an index-like key that
+/// is the written order, taken as it stands.
 fn enumerate(map: &Map<String, Value>) -> impl Iterator<Item = (&String, &Value)> {
-    let members: Vec<(&String, &Value)> = map.iter().collect();
-    js_key_order(&members, |(key, _)| key.as_str())
-        .into_iter()
-        .map(move |at| members[at])
+    let order = map.keys().any(|key| array_index(key).is_some()).then(|| {
+        let members: Vec<(&String, &Value)> = map.iter().collect();
+        let order = js_key_order(&members, |(key, _)| key.as_str());
+        order.into_iter().map(|at| members[at]).collect::<Vec<_>>()
+    });
+    let written = order.is_none().then(|| map.iter()).into_iter().flatten();
+    order.into_iter().flatten().chain(written)
 }
 
 fn condition_value(key: &str, op: Operator, value: &Value) -> Result<ConditionValue, CompileError> {
@@ -640,6 +647,10 @@ mod tests {
         .unwrap();
         let again = Guard::from_data(guard.data()).unwrap();
         assert_eq!(again, guard);
-        assert_eq!(guard.fields.len(), 2);
+        assert_eq!(
+            guard.fields,
+            [0, 2],
+            "riskLevel (condition 0) and score (condition 2)"
+        );
     }
 }

@@ -8,11 +8,12 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 use skill_core::GuardView;
+use smallvec::SmallVec;
 
 use crate::compile::{Compiled, Guard, Source, Test};
-use crate::data::Condition;
-use crate::js_value::{JsValue, summarize};
-use crate::result_fields::{Fields, read_fields};
+use crate::data::{Condition, ConditionValue, GuardValue};
+use crate::js_value::{Bound, JsValue, Relation, summarize};
+use crate::result_fields::{Fields, read_fields_into};
 
 /// The evidence of one evaluation: the verdict and every condition judged.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -48,13 +49,22 @@ impl Serialize for ConditionEvidence<'_> {
 }
 
 impl Test {
-    fn passes(&self, actual: &JsValue<'_>) -> bool {
-        match self {
-            Test::Eq(value) => actual.strict_equals(value),
-            Test::Ne(value) => !actual.strict_equals(value),
-            Test::Compare(relation, bound) => actual.compare(*relation, bound),
-            Test::In(list) => actual.is_in(list),
-            Test::NotIn(list) => !actual.is_in(list),
+    /// Whether `actual` passes this test of `value` (the condition's own).
+    fn passes(self, value: &ConditionValue, actual: &JsValue<'_>) -> bool {
+        match (self, value) {
+            (Test::Eq, ConditionValue::Scalar(value)) => actual.strict_equals(value),
+            (Test::Ne, ConditionValue::Scalar(value)) => !actual.strict_equals(value),
+            (Test::Compare(relation, number), ConditionValue::Scalar(value)) => {
+                let bound = match value {
+                    GuardValue::String(text) => Bound::Str { text, number },
+                    _ => Bound::Number(number),
+                };
+                actual.compare(relation, &bound)
+            }
+            (Test::In, ConditionValue::List(list)) => actual.is_in(list),
+            (Test::NotIn, ConditionValue::List(list)) => !actual.is_in(list),
+            // Compile pairs lists with in/notIn and scalars with the rest.
+            _ => false,
         }
     }
 }
@@ -73,61 +83,103 @@ fn hop_value<'v>(view: &GuardView<'v>, source: Source) -> JsValue<'v> {
     }
 }
 
+/// Whether a hop condition passes: the common shapes (a string hop key
+/// against a string, the iteration against a number) directly, the rest
+/// through JavaScript's general rules. Both give the same answer; the first
+/// only skips building a value.
+fn hop_passes(compiled: &Compiled, value: &ConditionValue, view: &GuardView<'_>) -> bool {
+    let text = match compiled.source {
+        Source::ToolName => Some(view.tool_name),
+        Source::UserMessage => Some(view.user_message),
+        Source::Result => Some(view.result),
+        _ => None,
+    };
+    match (compiled.test, value, text, compiled.source) {
+        (Test::Eq, ConditionValue::Scalar(GuardValue::String(expected)), Some(text), _) => {
+            text == expected
+        }
+        (Test::Ne, ConditionValue::Scalar(GuardValue::String(expected)), Some(text), _) => {
+            text != expected
+        }
+        (
+            Test::Compare(relation, bound),
+            ConditionValue::Scalar(GuardValue::Number(_)),
+            _,
+            Source::Iteration,
+        ) => {
+            let n = view.iteration;
+            match relation {
+                Relation::Gt => n > bound,
+                Relation::Gte => n >= bound,
+                Relation::Lt => n < bound,
+                Relation::Lte => n <= bound,
+            }
+        }
+        _ => compiled
+            .test
+            .passes(value, &hop_value(view, compiled.source)),
+    }
+}
+
 /// What a field of a result that is not a JSON object reads.
 const UNDEFINED: &JsValue<'static> = &JsValue::Undefined;
 
 /// The result fields a guard reads, parsed once.
 struct Reading<'v> {
-    fields: Option<Fields<'v>>,
+    fields: Fields<'v>,
+    /// Whether the result is a JSON object (else every field is undefined).
+    valid: bool,
 }
 
 impl<'v> Reading<'v> {
     fn new(guard: &Guard, view: &GuardView<'v>) -> Self {
-        let fields = if guard.fields.is_empty() {
-            None
-        } else {
-            read_fields(view.result, &guard.fields)
+        let mut reading = Reading {
+            fields: Fields::new(),
+            valid: false,
         };
-        Reading { fields }
-    }
-
-    fn passes(&self, view: &GuardView<'v>, compiled: &Compiled) -> bool {
-        match compiled.source {
-            Source::Field(slot) => compiled.test.passes(self.field(slot)),
-            hop => compiled.test.passes(&hop_value(view, hop)),
+        if !guard.fields.is_empty() {
+            let keys: SmallVec<[&str; 4]> = guard
+                .fields
+                .iter()
+                .map(|&at| guard.data.conditions[at].key.as_str())
+                .collect();
+            reading.valid = read_fields_into(view.result, &keys, &mut reading.fields).is_some();
         }
+        reading
     }
 
     fn field(&self, slot: usize) -> &JsValue<'v> {
-        self.fields
-            .as_ref()
-            .and_then(|fields| fields.get(slot))
-            .unwrap_or(UNDEFINED)
+        if self.valid {
+            self.fields.get(slot).unwrap_or(UNDEFINED)
+        } else {
+            UNDEFINED
+        }
     }
 }
 
 impl Guard {
+    /// The conditions with their compiled tests.
+    fn pairs(&self) -> impl Iterator<Item = (&Compiled, &Condition)> {
+        self.compiled.iter().zip(&self.data.conditions)
+    }
+
     /// The predicate: whether every condition passes for this hop.
     ///
     /// Conditions on hop keys are judged first, so a failing one answers
     /// without reading the result; the result is parsed at most once.
     pub fn test(&self, view: &GuardView<'_>) -> bool {
         let hops_pass = self
-            .compiled
-            .iter()
-            .filter(|c| !matches!(c.source, Source::Field(_)))
-            .all(|c| c.test.passes(&hop_value(view, c.source)));
-        if !hops_pass {
-            return false;
-        }
-        if self.fields.is_empty() {
-            return true;
+            .pairs()
+            .filter(|(c, _)| !matches!(c.source, Source::Field(_)))
+            .all(|(c, condition)| hop_passes(c, &condition.value, view));
+        if !hops_pass || self.fields.is_empty() {
+            return hops_pass;
         }
         let reading = Reading::new(self, view);
-        self.compiled
-            .iter()
-            .filter(|c| matches!(c.source, Source::Field(_)))
-            .all(|c| reading.passes(view, c))
+        self.pairs().all(|(c, condition)| match c.source {
+            Source::Field(slot) => c.test.passes(&condition.value, reading.field(slot)),
+            _ => true,
+        })
     }
 
     /// The evaluator: every condition judged, with what it read.
@@ -151,14 +203,15 @@ impl Guard {
             .iter()
             .zip(&self.data.conditions)
             .map(|(compiled, condition)| {
+                let value = &condition.value;
                 let (passed, actual_summary) = match compiled.source {
                     Source::Field(slot) => {
                         let actual = reading.field(slot);
-                        (compiled.test.passes(actual), summarize(actual))
+                        (compiled.test.passes(value, actual), summarize(actual))
                     }
                     hop => {
                         let actual = hop_value(view, hop);
-                        (compiled.test.passes(&actual), summarize(&actual))
+                        (compiled.test.passes(value, &actual), summarize(&actual))
                     }
                 };
                 verdict &= passed;

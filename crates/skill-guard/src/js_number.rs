@@ -157,6 +157,18 @@ pub(crate) fn write_js_number(out: &mut String, n: f64) {
         let _ = write!(out, "{int}");
         return;
     }
+    if (1e-6..1e21).contains(&n.abs()) {
+        // In this range JavaScript lays the shortest round-trip digits out in
+        // plain decimal, exactly as Rust's `Display` does.
+        let _ = write!(out, "{n}");
+        return;
+    }
+    write_from_exponent_form(out, n);
+}
+
+/// The general layout: the shortest digits from Rust's `{:e}`, placed by
+/// JavaScript's rules. `n` is finite and not zero.
+fn write_from_exponent_form(out: &mut String, n: f64) {
     if n < 0.0 {
         out.push('-');
     }
@@ -269,6 +281,17 @@ mod tests {
             from_js_string("\u{85}5").is_nan(),
             "U+0085 is not JavaScript white space"
         );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn plain_decimal_agrees_with_the_general_layout(n in proptest::num::f64::NORMAL, scale in -6i32..21) {
+            let n = n.abs() / 10f64.powi(n.abs().log10().floor() as i32) * 10f64.powi(scale);
+            proptest::prop_assume!((1e-6..1e21).contains(&n));
+            let mut general = String::new();
+            write_from_exponent_form(&mut general, n);
+            proptest::prop_assert_eq!(format!("{n}"), general);
+        }
     }
 
     #[test]

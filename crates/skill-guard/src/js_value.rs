@@ -19,34 +19,73 @@ pub(crate) enum JsValue<'a> {
     Bool(bool),
     Number(f64),
     Str(Cow<'a, str>),
-    Array(Vec<JsValue<'a>>),
+    Array(Items<'a>),
     /// Members in the order first written; a repeated key keeps its first
     /// position and its last value, as `JSON.parse` leaves it.
-    Object(Vec<(Cow<'a, str>, JsValue<'a>)>),
+    Object(Members<'a>),
 }
 
-impl Drop for JsValue<'_> {
-    /// Dropping without recursion: a result may nest a million levels deep,
-    /// and the default drop glue would recurse once per level.
+/// An array's items. Dropping is iterative (a result may nest a million
+/// levels deep, and drop glue would recurse once per level); scalars have no
+/// drop of their own, so the common case pays nothing.
+#[derive(Debug, Default)]
+pub(crate) struct Items<'a>(pub(crate) Vec<JsValue<'a>>);
+
+/// An object's members; dropped iteratively, like [`Items`].
+#[derive(Debug, Default)]
+pub(crate) struct Members<'a>(pub(crate) Vec<(Cow<'a, str>, JsValue<'a>)>);
+
+impl Drop for Items<'_> {
     fn drop(&mut self) {
-        let mut pending: Vec<JsValue<'_>> = Vec::new();
-        take_children(self, &mut pending);
-        while let Some(mut value) = pending.pop() {
-            take_children(&mut value, &mut pending);
+        if self.0.iter().any(JsValue::is_container) {
+            drop_iteratively(self.0.drain(..));
         }
     }
 }
 
-/// Move the container members of `value` into `pending`, leaving it shallow.
-fn take_children<'a>(value: &mut JsValue<'a>, pending: &mut Vec<JsValue<'a>>) {
-    match value {
-        JsValue::Array(items) if items.iter().any(JsValue::is_container) => {
-            pending.append(items);
+impl Drop for Members<'_> {
+    fn drop(&mut self) {
+        if self.0.iter().any(|(_, value)| value.is_container()) {
+            drop_iteratively(self.0.drain(..).map(|(_, value)| value));
         }
-        JsValue::Object(members) if members.iter().any(|(_, item)| item.is_container()) => {
-            pending.extend(members.drain(..).map(|(_, item)| item));
+    }
+}
+
+impl<'a> std::ops::Deref for Items<'a> {
+    type Target = [JsValue<'a>];
+
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl<'a> std::ops::Deref for Members<'a> {
+    type Target = [(Cow<'a, str>, JsValue<'a>)];
+
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+/// Drop nested values level by level from an explicit stack.
+fn drop_iteratively<'a>(values: impl Iterator<Item = JsValue<'a>>) {
+    let mut pending: Vec<JsValue<'a>> = values.filter(JsValue::is_container).collect();
+    while let Some(value) = pending.pop() {
+        match value {
+            JsValue::Array(mut items) => {
+                pending.extend(items.0.drain(..).filter(JsValue::is_container))
+            }
+            JsValue::Object(mut members) => {
+                pending.extend(
+                    members
+                        .0
+                        .drain(..)
+                        .map(|(_, item)| item)
+                        .filter(JsValue::is_container),
+                );
+            }
+            _ => {}
         }
-        _ => {}
     }
 }
 
@@ -103,7 +142,7 @@ impl<'a> JsValue<'a> {
     fn join_into(&self, out: &mut String) {
         let mut stack: Vec<(&[JsValue<'a>], bool)> = Vec::new();
         if let JsValue::Array(items) = self {
-            stack.push((items, true));
+            stack.push((&items.0, true));
         }
         while let Some((items, first)) = stack.last_mut() {
             let Some((item, rest)) = items.split_first() else {
@@ -120,7 +159,7 @@ impl<'a> JsValue<'a> {
                 JsValue::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
                 JsValue::Number(n) => js_number::write_js_number(out, *n),
                 JsValue::Str(text) => out.push_str(text),
-                JsValue::Array(inner) => stack.push((inner, true)),
+                JsValue::Array(inner) => stack.push((&inner.0, true)),
                 JsValue::Object(_) => out.push_str("[object Object]"),
             }
         }
@@ -128,7 +167,7 @@ impl<'a> JsValue<'a> {
 
     /// JavaScript's abstract relational comparison `self OP bound`, where
     /// `bound` is a number or a string (a compiled bound).
-    pub(crate) fn compare(&self, op: Relation, bound: &Bound) -> bool {
+    pub(crate) fn compare(&self, op: Relation, bound: &Bound<'_>) -> bool {
         let primitive = self.to_primitive();
         let ordering = match (&primitive, bound) {
             (Primitive::Str(text), Bound::Str { text: bound, .. }) => Some(utf16_cmp(text, bound)),
@@ -169,25 +208,12 @@ pub(crate) enum Relation {
     Lte,
 }
 
-/// A compiled bound: a number, or a string together with its `Number(s)`
+/// An ordered bound: a number, or a string together with its `Number(s)`
 /// (used when the other side is not a string).
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Bound {
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Bound<'b> {
     Number(f64),
-    Str { text: Box<str>, number: f64 },
-}
-
-impl Bound {
-    pub(crate) fn of(value: &GuardValue) -> Option<Bound> {
-        match value {
-            GuardValue::Number(n) => Some(Bound::Number(*n)),
-            GuardValue::String(text) => Some(Bound::Str {
-                text: text.as_str().into(),
-                number: js_number::from_js_string(text),
-            }),
-            GuardValue::Null | GuardValue::Bool(_) => None,
-        }
-    }
+    Str { text: &'b str, number: f64 },
 }
 
 /// Compare two strings by UTF-16 code units, as JavaScript does.
@@ -278,7 +304,7 @@ pub(crate) fn stringify_into(out: &mut String, value: &JsValue<'_>, budget: usiz
         JsValue::Str(text) => quote_into(out, text),
         JsValue::Array(items) => {
             out.push('[');
-            for (index, item) in items.iter().enumerate() {
+            for (index, item) in items.0.iter().enumerate() {
                 if out.len() > budget {
                     return;
                 }
@@ -291,7 +317,7 @@ pub(crate) fn stringify_into(out: &mut String, value: &JsValue<'_>, budget: usiz
         }
         JsValue::Object(members) => {
             out.push('{');
-            for (index, member) in js_key_order(members, |(key, _)| key)
+            for (index, member) in js_key_order(&members.0, |(key, _)| key)
                 .into_iter()
                 .enumerate()
             {
@@ -301,7 +327,7 @@ pub(crate) fn stringify_into(out: &mut String, value: &JsValue<'_>, budget: usiz
                 if index > 0 {
                     out.push(',');
                 }
-                let (key, item) = &members[member];
+                let (key, item) = &members.0[member];
                 quote_into(out, key);
                 out.push(':');
                 stringify_into(out, item, budget);
@@ -371,12 +397,23 @@ pub(crate) fn array_index(key: &str) -> Option<u32> {
 mod tests {
     use super::*;
 
+    fn arr(items: Vec<JsValue<'_>>) -> JsValue<'_> {
+        JsValue::Array(Items(items))
+    }
+
+    fn obj(members: Vec<(Cow<'static, str>, JsValue<'static>)>) -> JsValue<'static> {
+        JsValue::Object(Members(members))
+    }
+
     fn s(text: &str) -> JsValue<'_> {
         JsValue::Str(Cow::Borrowed(text))
     }
 
-    fn num(text: &str) -> Bound {
-        Bound::of(&GuardValue::from(text)).unwrap()
+    fn num(text: &str) -> Bound<'_> {
+        Bound::Str {
+            text,
+            number: js_number::from_js_string(text),
+        }
     }
 
     #[test]
@@ -400,22 +437,22 @@ mod tests {
         assert!(JsValue::Bool(true).compare(Relation::Lte, &Bound::Number(1.0)));
         assert!(!JsValue::Undefined.compare(Relation::Gte, &five));
         assert!(JsValue::Number(6.0).compare(Relation::Gt, &num("5")));
-        let array = JsValue::Array(vec![JsValue::Number(6.0)]);
+        let array = arr(vec![JsValue::Number(6.0)]);
         assert!(array.compare(Relation::Gt, &five));
-        let pair = JsValue::Array(vec![JsValue::Number(1.0), JsValue::Number(2.0)]);
+        let pair = arr(vec![JsValue::Number(1.0), JsValue::Number(2.0)]);
         assert!(pair.compare(Relation::Gt, &num("1,1")));
         assert!(!pair.compare(Relation::Gt, &five));
-        let object = JsValue::Object(Vec::new());
+        let object = obj(Vec::new());
         assert!(object.compare(Relation::Gt, &num("[object Aardvark]")));
     }
 
     #[test]
     fn arrays_join_like_javascript() {
-        let nested = JsValue::Array(vec![
+        let nested = arr(vec![
             JsValue::Number(1.0),
             JsValue::Null,
-            JsValue::Array(vec![s("a"), JsValue::Array(vec![])]),
-            JsValue::Object(vec![]),
+            arr(vec![s("a"), arr(vec![])]),
+            obj(vec![]),
             JsValue::Bool(false),
         ]);
         let mut out = String::new();
@@ -425,9 +462,9 @@ mod tests {
 
     #[test]
     fn deep_arrays_join_without_recursion() {
-        let mut value = JsValue::Array(vec![]);
+        let mut value = arr(vec![]);
         for _ in 0..100_000 {
-            value = JsValue::Array(vec![value]);
+            value = arr(vec![value]);
         }
         let mut out = String::new();
         value.join_into(&mut out);
@@ -437,12 +474,12 @@ mod tests {
 
     #[test]
     fn stringify_orders_index_keys_first_and_escapes() {
-        let object = JsValue::Object(vec![
+        let object = obj(vec![
             (Cow::Borrowed("b"), JsValue::Number(1e21)),
             (Cow::Borrowed("10"), s("q\"\u{1}\u{2028}")),
             (
                 Cow::Borrowed("2"),
-                JsValue::Array(vec![JsValue::Number(f64::INFINITY)]),
+                arr(vec![JsValue::Number(f64::INFINITY)]),
             ),
             (Cow::Borrowed("01"), JsValue::Null),
         ]);

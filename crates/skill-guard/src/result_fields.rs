@@ -16,16 +16,24 @@ use std::collections::HashMap;
 
 use smallvec::SmallVec;
 
-use crate::js_value::JsValue;
+use crate::js_value::{Items, JsValue, Members as JsMembers};
 
 /// The values of the wanted keys, in the order of `keys`.
 pub(crate) type Fields<'a> = SmallVec<[JsValue<'a>; 4]>;
 
-/// Read the top-level fields `keys` of `text`. `None` when `text` is not a
+/// Read the top-level fields `keys` of `text` into `fields` (one slot per
+/// key, filled in place so nothing is moved). `None` when `text` is not a
 /// JSON object (an array, a scalar or invalid text): then every key reads
-/// `undefined`.
-pub(crate) fn read_fields<'a>(text: &'a str, keys: &[Box<str>]) -> Option<Fields<'a>> {
-    let mut fields: Fields<'a> = keys.iter().map(|_| JsValue::Undefined).collect();
+/// `undefined`, and `fields` must not be read.
+pub(crate) fn read_fields_into<'a>(
+    text: &'a str,
+    keys: &[&str],
+    fields: &mut Fields<'a>,
+) -> Option<()> {
+    fields.clear();
+    for _ in keys {
+        fields.push(JsValue::Undefined);
+    }
     let mut reader = Reader {
         text,
         bytes: text.as_bytes(),
@@ -55,7 +63,14 @@ pub(crate) fn read_fields<'a>(text: &'a str, keys: &[Box<str>]) -> Option<Fields
         }
     }
     reader.space();
-    (reader.at == reader.bytes.len()).then_some(fields)
+    (reader.at == reader.bytes.len()).then_some(())
+}
+
+/// [`read_fields_into`] a fresh set of slots.
+#[cfg(test)]
+pub(crate) fn read_fields<'a>(text: &'a str, keys: &[&str]) -> Option<Fields<'a>> {
+    let mut fields = Fields::new();
+    read_fields_into(text, keys, &mut fields).map(|()| fields)
 }
 
 /// Whether `text` is one valid JSON document (of any type), by the same
@@ -206,22 +221,7 @@ impl<'a> Reader<'a> {
         let start = self.at;
         let mut escaped = false;
         loop {
-            // Short strings (most keys) end within a few bytes: a byte loop
-            // whose branch predicts well. Longer ones run eight bytes a step.
-            let short_end = (self.at + 16).min(self.bytes.len());
-            while self.at < short_end && !is_string_stop(self.bytes[self.at]) {
-                self.at += 1;
-            }
-            if self.at == short_end {
-                while let Some(chunk) = self.bytes.get(self.at..self.at + 8) {
-                    let stops = string_stops(u64::from_le_bytes(chunk.try_into().ok()?));
-                    if stops != 0 {
-                        self.at += (stops.trailing_zeros() / 8) as usize;
-                        break;
-                    }
-                    self.at += 8;
-                }
-            }
+            self.skip_to_string_stop();
             match self.next()? {
                 b'"' => {
                     return Some(Span {
@@ -250,6 +250,30 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Move to the next `"`, `\\` or control byte (or the end): eight bytes
+    /// a step, then byte by byte through the tail.
+    fn skip_to_string_stop(&mut self) {
+        let rest = &self.bytes[self.at.min(self.bytes.len())..];
+        let mut chunks = rest.chunks_exact(8);
+        for (index, chunk) in chunks.by_ref().enumerate() {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            let stops = string_stops(u64::from_le_bytes(word));
+            if stops != 0 {
+                self.at += index * 8 + (stops.trailing_zeros() / 8) as usize;
+                return;
+            }
+        }
+        self.at += rest.len() - chunks.remainder().len();
+        while self
+            .bytes
+            .get(self.at)
+            .is_some_and(|byte| !is_string_stop(*byte))
+        {
+            self.at += 1;
+        }
+    }
+
     /// The text of a string token, unescaped only when it has escapes.
     fn string_text(&self, span: Span) -> Cow<'a, str> {
         let raw = &self.text[span.start..span.end];
@@ -261,10 +285,10 @@ impl<'a> Reader<'a> {
     }
 
     /// Which wanted key this is, if any.
-    fn slot_of(&self, span: Span, keys: &[Box<str>]) -> Option<usize> {
+    fn slot_of(&self, span: Span, keys: &[&str]) -> Option<usize> {
         if span.escaped {
             let key = self.string_text(span);
-            keys.iter().position(|wanted| **wanted == *key)
+            keys.iter().position(|wanted| *wanted == key)
         } else {
             let raw = &self.bytes[span.start..span.end];
             keys.iter().position(|wanted| wanted.as_bytes() == raw)
@@ -374,7 +398,7 @@ impl<'a> Reader<'a> {
                 b'{' => {
                     self.space();
                     if self.eat(b'}') {
-                        JsValue::Object(Vec::new())
+                        JsValue::Object(JsMembers::default())
                     } else {
                         let key = self.key_span()?;
                         self.space();
@@ -386,7 +410,7 @@ impl<'a> Reader<'a> {
                 b'[' => {
                     self.space();
                     if self.eat(b']') {
-                        JsValue::Array(Vec::new())
+                        JsValue::Array(Items::default())
                     } else {
                         open.push(Frame::Array(Vec::new()));
                         continue 'value;
@@ -439,8 +463,8 @@ impl<'a> Reader<'a> {
                     }
                 }
                 done = match open.pop()? {
-                    Frame::Array(items) => JsValue::Array(items),
-                    Frame::Object(members) => JsValue::Object(members.members),
+                    Frame::Array(items) => JsValue::Array(Items(items)),
+                    Frame::Object(members) => JsValue::Object(JsMembers(members.members)),
                 };
             }
         }
@@ -497,8 +521,8 @@ mod tests {
     use super::*;
     use crate::js_value::summarize;
 
-    fn keys(names: &[&str]) -> Vec<Box<str>> {
-        names.iter().map(|name| (*name).into()).collect()
+    fn keys<'n>(names: &[&'n str]) -> Vec<&'n str> {
+        names.to_vec()
     }
 
     fn summaries(text: &str, names: &[&str]) -> Option<Vec<String>> {

@@ -1,0 +1,139 @@
+//! `workloads [--only NAME]`: the workloads of `shared/bench/WORKLOADS.md`,
+//! run exactly as defined (after a warm-up of min(n, 1000) operations), each
+//! printed as it finishes, then one JSON object of nanoseconds per operation
+//! on the last line.
+
+use std::hint::black_box;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use serde_json::Value;
+use skill_benches::{w1_guard, w1_results, w1c_guard, w2_offer, w2_skills, w3_skills};
+use skill_checkup::check_vocabularies;
+use skill_core::GuardView;
+use skill_guard::Guard;
+use skill_tools::read_skill;
+
+/// Nanoseconds per operation of `op` run `n` times after the warm-up.
+fn time(n: usize, mut op: impl FnMut(usize)) -> f64 {
+    for i in 0..n.min(1000) {
+        op(i);
+    }
+    let start = Instant::now();
+    for i in 0..n {
+        op(i);
+    }
+    start.elapsed().as_nanos() as f64 / n as f64
+}
+
+fn view(result: &str) -> GuardView<'_> {
+    GuardView::new("lookup_order", result)
+        .with_status("success")
+        .with_iteration(3.0)
+        .with_user_message("m")
+        .with_current_skill("triage")
+}
+
+const NAMES: [&str; 12] = [
+    "W1", "W1b", "W1c", "W1d", "W1s", "W2_10", "W2_100", "W2_1000", "W2_10000", "W3_100",
+    "W3_1000", "W3_5000",
+];
+
+fn run(name: &str) -> Option<f64> {
+    let results = || w1_results();
+    Some(match name {
+        "W1" => {
+            let (results, guard) = (results(), compiled(&w1_guard()));
+            time(1_000_000, |i| {
+                black_box(guard.test(&view(black_box(&results[i % 1000]))));
+            })
+        }
+        "W1b" => {
+            let (results, guard) = (results(), compiled(&w1_guard()));
+            time(1_000_000, |i| {
+                black_box(guard.evaluate(&view(black_box(&results[i % 1000]))));
+            })
+        }
+        "W1c" => {
+            let (results, guard) = (results(), compiled(&w1c_guard()));
+            time(5_000_000, |i| {
+                let hop = GuardView::new("lookup_order", &results[i % 1000])
+                    .with_iteration((i % 8) as f64)
+                    .with_user_message("m");
+                black_box(guard.test(black_box(&hop)));
+            })
+        }
+        "W1d" => {
+            let guard = w1_guard();
+            time(200_000, |_| {
+                black_box(Guard::compile(black_box(&guard)).is_ok());
+            })
+        }
+        "W1s" => {
+            let results = results();
+            time(1_000_000, |i| {
+                black_box(
+                    serde_json::from_str::<serde::de::IgnoredAny>(black_box(&results[i % 1000]))
+                        .is_ok(),
+                );
+            })
+        }
+        _ => {
+            let (family, n) = name.split_once('_')?;
+            let n: usize = n.parse().ok()?;
+            match family {
+                "W2" => {
+                    let (skills, offer) = (w2_skills(n), w2_offer(n));
+                    let ops = if n >= 10_000 {
+                        20
+                    } else {
+                        (2_000_000 / n).max(20)
+                    };
+                    time(ops, |_| {
+                        black_box(read_skill(black_box(&skills), Some(black_box(&offer))));
+                    })
+                }
+                "W3" => {
+                    let skills = w3_skills(n);
+                    time((200_000 / n).max(5), |_| {
+                        black_box(check_vocabularies(black_box(&skills)));
+                    })
+                }
+                _ => return None,
+            }
+        }
+    })
+}
+
+fn compiled(guard: &Value) -> Guard {
+    Guard::compile(guard).expect("the workload guards compile")
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let selected: Vec<&str> = match args.as_slice() {
+        [] => NAMES.to_vec(),
+        [flag, name] if flag == "--only" => vec![name.as_str()],
+        _ => {
+            eprintln!(
+                "usage: workloads [--only NAME]\n\nNAME is one of: {}",
+                NAMES.join(", ")
+            );
+            return ExitCode::from(2);
+        }
+    };
+    let mut figures = serde_json::Map::new();
+    for name in selected {
+        let Some(ns) = run(name) else {
+            eprintln!(
+                "workloads: no workload \"{name}\"; the workloads are: {}",
+                NAMES.join(", ")
+            );
+            return ExitCode::from(2);
+        };
+        eprintln!("{name}: {ns:.1} ns/op");
+        figures.insert(name.to_owned(), Value::from((ns * 10.0).round() / 10.0));
+    }
+    println!("{}", Value::Object(figures));
+    ExitCode::SUCCESS
+}
