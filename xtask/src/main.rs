@@ -13,8 +13,23 @@
 //!   global state.
 //! - `cargo xtask tidy` — every Rust file opens with a `//!` doc; every crate
 //!   opts into the workspace lints.
+//! - `cargo xtask release [--execute]` — refuses unless the work tree is clean
+//!   and `cargo xtask ci` passes; checks that every publishable crate has the
+//!   same version, a description, a license, a README and docs.rs metadata,
+//!   and that CHANGELOG.md has a section for the version; runs `cargo
+//!   package` for skill-core, skill-guard, skill-checkup, skill-tools and
+//!   skillgraph and lists what it would publish. A dry run unless
+//!   `--execute`, which publishes them in that order.
+//! - `cargo xtask bump X.Y.Z` — set the version everywhere it is written.
+//! - `cargo xtask fuzz [--seconds N] [TARGET...]` — run each fuzz target in
+//!   `fuzz/` (guard, unsatisfiable, offer_view, loader) for N seconds
+//!   (default 60), starting from the seeds in `fuzz/seeds/`; installs
+//!   cargo-fuzz when missing and runs it on the stable toolchain with
+//!   `RUSTC_BOOTSTRAP=1`.
 
 mod fence;
+mod fuzz;
+mod release;
 mod tidy;
 
 use std::path::{Path, PathBuf};
@@ -22,11 +37,14 @@ use std::process::{Command, ExitCode};
 
 use anyhow::{Context, Result, bail};
 
-const USAGE: &str = "usage: cargo xtask <ci|fence|tidy>
+const USAGE: &str = "usage: cargo xtask <ci|fence|tidy|fuzz>
 
-  ci      fmt, clippy, tests, cargo-deny, fence and tidy, stopping at the first failure
-  fence   check the crate layering and the no-I/O rule of the library crates
-  tidy    check module docs and manifest lints";
+  ci                               fmt, clippy, tests, cargo-deny, fence and tidy, stopping at the first failure
+  fence                            check the crate layering and the no-I/O rule of the library crates
+  tidy                             check module docs and manifest lints
+  fuzz [--seconds N] [TARGET...]   run each fuzz target for N seconds (default 60)
+  release [--execute]              check and package the crates for publishing (a dry run unless --execute)
+  bump X.Y.Z                       set the version everywhere";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -35,6 +53,9 @@ fn main() -> ExitCode {
         Some("ci") => ci(&root),
         Some("fence") => report(fence::check(&root)),
         Some("tidy") => report(tidy::check(&root)),
+        Some("fuzz") => fuzz::run(&root, &args[1..]),
+        Some("release") => release::release(&root, &args[1..]),
+        Some("bump") => release::bump(&root, &args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(ExitCode::SUCCESS)
@@ -73,7 +94,7 @@ fn report(findings: Result<Vec<String>>) -> Result<ExitCode> {
 
 /// Run one command from the workspace root, echoing it; its exit code on
 /// failure.
-fn run(root: &Path, program: &str, args: &[&str]) -> Result<Option<ExitCode>> {
+pub(crate) fn run(root: &Path, program: &str, args: &[&str]) -> Result<Option<ExitCode>> {
     println!("$ {program} {}", args.join(" "));
     let status = Command::new(program)
         .args(args)
@@ -95,7 +116,7 @@ fn run(root: &Path, program: &str, args: &[&str]) -> Result<Option<ExitCode>> {
     Ok(Some(ExitCode::from(code)))
 }
 
-fn ci(root: &Path) -> Result<ExitCode> {
+pub(crate) fn ci(root: &Path) -> Result<ExitCode> {
     let steps: [&[&str]; 4] = [
         &["fmt", "--all", "--check"],
         &[
