@@ -4,7 +4,7 @@
 //! authoring, vocabulary and delivery checks on the skills as the map
 //! activates them.
 
-use skill_core::{IdHashSet, Route, SkillMap, Trigger};
+use skill_core::{IdHashMap, IdHashSet, Route, SkillMap, Trigger};
 use skill_guard::{Guard, Preconditions, plain_caption, unsatisfiable};
 
 use crate::problem::{Checkup, Problem, Severity};
@@ -136,12 +136,20 @@ fn routes(map: &SkillMap, problems: &mut Vec<Problem>) {
                 .about_route(&route.from, &route.to),
         );
     }
-    let deterministic: Vec<&Route> = map.routes.iter().filter(|r| r.is_deterministic()).collect();
-    for (at, first) in deterministic.iter().enumerate() {
-        for second in deterministic[at + 1..]
-            .iter()
-            .filter(|r| r.from == first.from)
-        {
+    // Deterministic routes grouped by source, each group in declaration
+    // order; each route is paired with the later ones of its group.
+    let mut groups: IdHashMap<&str, Vec<&Route>> = IdHashMap::default();
+    for route in map.routes.iter().filter(|r| r.is_deterministic()) {
+        groups.entry(route.from.as_str()).or_default().push(route);
+    }
+    let mut position: IdHashMap<&str, usize> = IdHashMap::default();
+    for first in map.routes.iter().filter(|r| r.is_deterministic()) {
+        let at = position.entry(first.from.as_str()).or_default();
+        *at += 1;
+        let later = groups
+            .get(first.from.as_str())
+            .map_or(&[][..], |group| &group[*at..]);
+        for second in later {
             if exclusive(first, second) {
                 continue;
             }
@@ -163,10 +171,16 @@ fn routes(map: &SkillMap, problems: &mut Vec<Problem>) {
 }
 
 fn reachability(map: &SkillMap, problems: &mut Vec<Problem>) {
+    let targeted: IdHashSet<&str> = map
+        .entries
+        .iter()
+        .map(String::as_str)
+        .chain(map.routes.iter().map(|r| r.to.as_str()))
+        .collect();
     let mut seen = IdHashSet::default();
     for skill in map.skills.iter().filter(|s| s.flavor.is_skill()) {
         if !seen.insert(skill.id.as_str())
-            || map.is_targeted(&skill.id)
+            || targeted.contains(skill.id.as_str())
             || skill.trigger == Trigger::LlmActivated
         {
             continue;

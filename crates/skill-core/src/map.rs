@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::id_hash::IdHashSet;
+use crate::id_hash::{IdHashMap, IdHashSet};
 use crate::offer::ReadSkillOffer;
 use crate::skill::{Routing, Skill, Trigger, Via};
 
@@ -206,16 +206,40 @@ impl SkillMap {
     /// route target gets its routing metadata and trigger `rule` (the graph,
     /// not `read_skill`, activates it); a model-edge target gets `via: model`
     /// and keeps its trigger. Skills the map does not name are unchanged.
+    /// One pass over entries and routes, whatever the map's size.
     pub fn skills_as_routed(&self) -> Vec<Skill> {
+        let mut routing: IdHashMap<&str, Routing> = IdHashMap::default();
+        for route in &self.routes {
+            let known = routing.entry(route.to.as_str()).or_insert(Routing {
+                via: Via::Model,
+                from: None,
+            });
+            // The first deterministic route in names the source.
+            if route.is_deterministic() && known.via == Via::Model {
+                *known = Routing {
+                    via: Via::Route,
+                    from: Some(route.from.clone()),
+                };
+            }
+        }
+        for entry in &self.entries {
+            routing.insert(
+                entry.as_str(),
+                Routing {
+                    via: Via::Entry,
+                    from: None,
+                },
+            );
+        }
         self.skills
             .iter()
             .map(|skill| {
                 let mut skill = skill.clone();
-                if let Some(routing) = self.routing_of(&skill.id) {
+                if let Some(routing) = routing.get(skill.id.as_str()) {
                     if routing.via != Via::Model {
                         skill.trigger = Trigger::Rule;
                     }
-                    skill.routing = Some(routing);
+                    skill.routing = Some(routing.clone());
                 }
                 skill
             })

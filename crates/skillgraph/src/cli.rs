@@ -251,14 +251,18 @@ fn known_skill(map: &SkillMap, id: &str, flag: &str) -> Result<(), Failure> {
         return Ok(());
     }
     let ids: Vec<String> = map.skills.iter().map(|s| s.id.clone()).collect();
+    let shown = if ids.len() > 20 {
+        format!("{}, … and {} more", ids[..20].join(", "), ids.len() - 20)
+    } else {
+        ids.join(", ")
+    };
     let hint = nearest(id, &ids)
         .map(|n| format!(" (did you mean `{n}`?)"))
         .unwrap_or_default();
     Err(Failure::unusable(
         "unknown-skill",
         format!(
-            "{flag} names \"{id}\", which is not a skill of the map{hint}; the skills are: {}",
-            ids.join(", ")
+            "{flag} names \"{id}\", which is not a skill of the map{hint}; the skills are: {shown}"
         ),
     ))
 }

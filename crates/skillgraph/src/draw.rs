@@ -6,9 +6,14 @@ use std::fmt::Write;
 use skill_core::{IdHashMap, Route, SkillMap};
 use skill_guard::{Guard, mermaid_caption};
 
-/// Text safe inside a mermaid quoted label.
+/// Text safe inside a mermaid quoted label: quotes and pipes as entities,
+/// line breaks and other control characters as spaces.
 fn label(text: &str) -> String {
-    text.replace('"', "#quot;").replace('|', "#124;")
+    let flat: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    flat.replace('"', "#quot;").replace('|', "#124;")
 }
 
 /// What an edge says: its preconditions, its guard, its label.
