@@ -47,8 +47,30 @@ pub fn check_vocabularies(skills: &[Skill]) -> Vec<Problem> {
         }
     }
     // What every warning ends with, composed once and shared by all.
-    let tail: Arc<str> = Arc::from(format!("{} {BOUNDARY}", produced_clause(&produced)));
-    let mut problems = Vec::new();
+    // What the warnings of each kind share (why nothing satisfies the kind,
+    // what is produced, what the check cannot see), composed once per check.
+    let clause = produced_clause(&produced);
+    let skill_tail: Arc<str> = Arc::from(format!(
+        "No skill and no step on this agent declares that it produces it, and none of the skill's tools `wants` \
+         it, so every reference the model makes to such an artifact will find none in scope. {clause} {BOUNDARY}"
+    ));
+    let step_tail: Arc<str> = Arc::from(format!(
+        "Nothing that can come before the step declares that it produces it: no earlier step of the skill, no \
+         skill on this agent, and the skill does not list it in its own `consumes` (which is how a step says the \
+         kind arrives from outside). {clause} {BOUNDARY}"
+    ));
+    // At most one warning per consumed kind: reserve that, never regrow.
+    let most: usize = skills
+        .iter()
+        .map(|s| {
+            kinds(&s.consumes).count()
+                + s.steps()
+                    .iter()
+                    .map(|step| kinds(&step.consumes).count())
+                    .sum::<usize>()
+        })
+        .sum();
+    let mut problems = Vec::with_capacity(most);
     // Per-skill scratch, reused: a skill's sets are a handful of kinds, so a
     // scan beats hashing.
     let mut wants: Vec<&str> = Vec::new();
@@ -61,20 +83,14 @@ pub fn check_vocabularies(skills: &[Skill]) -> Vec<Problem> {
             if produced.contains(kind) || wants.contains(&kind) {
                 continue;
             }
-            let mut message = String::with_capacity(240 + 2 * kind.len() + skill.id.len());
-            let _ = write!(
-                message,
-                "Skill \"{id}\" consumes '{kind}', but no skill and no step on this agent declares that it \
-                 produces '{kind}', and none of the skill's tools `wants` it, so every reference the model makes to \
-                 a '{kind}' artifact will find none in scope.",
-                id = skill.id
-            );
+            let mut message = String::with_capacity(32 + kind.len() + skill.id.len());
+            let _ = write!(message, "Skill \"{}\" consumes '{kind}'.", skill.id);
             problems.push(warning(
                 skill,
                 None,
                 None,
                 kind,
-                Message::with_shared(message, tail.clone()),
+                Message::with_shared(message, skill_tail.clone()),
             ));
         }
         earlier.clear();
@@ -88,20 +104,16 @@ pub fn check_vocabularies(skills: &[Skill]) -> Vec<Problem> {
                 if satisfied {
                     continue;
                 }
-                let mut message = String::with_capacity(
-                    360 + 2 * kind.len() + 2 * skill.id.len() + step.tool.len(),
-                );
+                let mut message =
+                    String::with_capacity(48 + kind.len() + skill.id.len() + step.tool.len());
                 let _ = write!(
                     message,
-                    "Step {number} of skill \"{id}\" (tool '{tool}') consumes '{kind}', but nothing that can come \
-                     before it declares that it produces '{kind}': no earlier step of the skill, no skill on this \
-                     agent, and \"{id}\" does not list it in its own `consumes` (which is how a step says the kind \
-                     arrives from outside).",
-                    number = index + 1,
-                    id = skill.id,
-                    tool = step.tool
+                    "Step {} of skill \"{}\" (tool '{}') consumes '{kind}'.",
+                    index + 1,
+                    skill.id,
+                    step.tool
                 );
-                let message = Message::with_shared(message, tail.clone());
+                let message = Message::with_shared(message, step_tail.clone());
                 problems.push(warning(
                     skill,
                     Some(index + 1),
@@ -230,8 +242,17 @@ mod tests {
             "{message}"
         );
         assert!(
-            message.contains("are 'dataset/rows' and 'draft'"),
+            message.contains("are 'dataset/rows' and 'draft'."),
             "{message}"
+        );
+        let first = problems[0].message.to_string();
+        assert!(
+            first.starts_with("Skill \"charting\" consumes 'style/sheet'. No skill and no step"),
+            "{first}"
+        );
+        assert!(
+            first.contains("This check reads declarations only"),
+            "{first}"
         );
     }
 }

@@ -15,25 +15,47 @@ use skillgraph::skill_tools::{offer_view, read_skill};
 #[test]
 fn a_tool_result_nested_a_million_levels_deep_reads_without_overflow() {
     let depth = 1_000_000;
-    let result = format!("{{\"riskLevel\":\"high\",\"deep\":{}1{}}}", "[".repeat(depth), "]".repeat(depth));
-    let guard = GuardBuilder::new().eq("riskLevel", "high").ne("deep", 1).compile().unwrap();
+    let result = format!(
+        "{{\"riskLevel\":\"high\",\"deep\":{}1{}}}",
+        "[".repeat(depth),
+        "]".repeat(depth)
+    );
+    let guard = GuardBuilder::new()
+        .eq("riskLevel", "high")
+        .ne("deep", 1)
+        .compile()
+        .unwrap();
     let view = GuardView::new("t", &result);
     assert!(guard.test(&view));
     let evaluation = guard.evaluate(&view);
     assert!(evaluation.verdict);
     assert!(evaluation.conditions[1].actual_summary.starts_with("[[[["));
-    assert_eq!(evaluation.conditions[1].actual_summary.chars().count(), 80, "cut to the summary bound");
+    assert_eq!(
+        evaluation.conditions[1].actual_summary.chars().count(),
+        80,
+        "cut to the summary bound"
+    );
 }
 
 #[test]
 fn a_hundred_megabyte_tool_result_is_read_once() {
     let filler = "x".repeat(100 * 1024 * 1024);
-    let result = format!("{{\"note\":\"{filler}\",\"riskLevel\":\"high\",\"copy\":\"{}\"}}", &filler[..1000]);
-    let guard = GuardBuilder::new().eq("riskLevel", "high").gt("note", "w").compile().unwrap();
+    let result = format!(
+        "{{\"note\":\"{filler}\",\"riskLevel\":\"high\",\"copy\":\"{}\"}}",
+        &filler[..1000]
+    );
+    let guard = GuardBuilder::new()
+        .eq("riskLevel", "high")
+        .gt("note", "w")
+        .compile()
+        .unwrap();
     let view = GuardView::new("t", &result);
     assert!(guard.test(&view));
     let evaluation = guard.evaluate(&view);
-    assert_eq!(evaluation.conditions[1].actual_summary, format!("{}…", "x".repeat(79)));
+    assert_eq!(
+        evaluation.conditions[1].actual_summary,
+        format!("{}…", "x".repeat(79))
+    );
 }
 
 #[test]
@@ -53,25 +75,48 @@ fn a_map_with_a_hundred_thousand_skills_is_checked_and_offered() {
     assert!(checkup.ok, "{:?}", checkup.problems.first());
     let offer = map.offer_at(Some("s500"), &["s501".to_owned()], false);
     let view = offer_view(&map.skills, Some(&offer));
-    assert_eq!(view.reachable.len(), 1, "s0 (the entry) is reachable; s501 is hidden");
+    assert_eq!(
+        view.reachable.len(),
+        1,
+        "s0 (the entry) is reachable; s501 is hidden"
+    );
     assert_eq!(view.refusable.len(), n - 3);
     let tool = read_skill(&map.skills, Some(&offer)).unwrap();
-    assert_eq!(tool.input_schema["properties"]["id"]["enum"].as_array().map(Vec::len), Some(n));
+    assert_eq!(
+        tool.input_schema["properties"]["id"]["enum"]
+            .as_array()
+            .map(Vec::len),
+        Some(n)
+    );
 }
 
 #[test]
 fn a_thousand_entry_in_list_is_the_bound() {
     let list: Vec<String> = (0..1000).map(|i| format!("v{i}")).collect();
-    let guard = GuardBuilder::new().is_in("tier", list.iter().map(String::as_str)).compile().unwrap();
+    let guard = GuardBuilder::new()
+        .is_in("tier", list.iter().map(String::as_str))
+        .compile()
+        .unwrap();
     assert!(guard.test(&GuardView::new("t", r#"{"tier":"v999"}"#)));
-    let too_long = GuardBuilder::new().is_in("tier", (0..1001).map(|i| i as u32)).compile().unwrap_err();
+    let too_long = GuardBuilder::new()
+        .is_in("tier", (0..1001).map(|i| i as u32))
+        .compile()
+        .unwrap_err();
     assert_eq!(too_long.code(), "list-too-long");
     assert!(too_long.to_string().contains("1001"), "{too_long}");
 }
 
 #[test]
 fn ids_and_descriptions_in_any_unicode_work_everywhere() {
-    let ids = ["triage", "remboursé", "返金", "🚚-shipping", "ligne\nbrisée", "quote\"d|pipe", "\u{202e}rtl"];
+    let ids = [
+        "triage",
+        "remboursé",
+        "返金",
+        "🚚-shipping",
+        "ligne\nbrisée",
+        "quote\"d|pipe",
+        "\u{202e}rtl",
+    ];
     let mut map = SkillMap::default();
     map.skills = ids
         .iter()
@@ -82,15 +127,24 @@ fn ids_and_descriptions_in_any_unicode_work_everywhere() {
         })
         .collect();
     map.entries = vec!["triage".into()];
-    map.routes = ids[1..].iter().map(|id| Route::new("triage", *id)).collect();
+    map.routes = ids[1..]
+        .iter()
+        .map(|id| Route::new("triage", *id))
+        .collect();
     assert!(check_map(&map).ok);
     let offer = map.offer_at(Some("triage"), &["返金".to_owned()], false);
     let text = offer_view(&map.skills, Some(&offer)).render();
     assert!(!text.contains("返金"), "a hidden id is named:\n{text}");
     assert!(text.contains("🚚-shipping"));
     let chart = skillgraph::mermaid(&map);
-    assert!(chart.contains("ligne brisée") && chart.contains("quote#quot;d#124;pipe"), "{chart}");
-    let guard = Guard::compile(&serde_json::json!({"currentSkillId": {"eq": "remboursé"}, "clé": {"in": ["🎯"]}})).unwrap();
+    assert!(
+        chart.contains("ligne brisée") && chart.contains("quote#quot;d#124;pipe"),
+        "{chart}"
+    );
+    let guard = Guard::compile(
+        &serde_json::json!({"currentSkillId": {"eq": "remboursé"}, "clé": {"in": ["🎯"]}}),
+    )
+    .unwrap();
     let view = GuardView::new("t", r#"{"clé":"🎯"}"#).with_current_skill("remboursé");
     assert!(guard.test(&view));
 }
@@ -107,11 +161,18 @@ fn a_map_nested_too_deeply_is_a_clear_error() {
         "]".repeat(100_000)
     );
     std::fs::write(&file, deep).unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_skillgraph")).arg("check").arg(&file).output().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_skillgraph"))
+        .arg("check")
+        .arg(&file)
+        .output()
+        .unwrap();
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("error[bad-json]") && stderr.contains("recursion limit"), "{stderr}");
+    assert!(
+        stderr.contains("error[bad-json]") && stderr.contains("recursion limit"),
+        "{stderr}"
+    );
 }
 
 #[test]
