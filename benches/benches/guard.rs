@@ -6,17 +6,9 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use skill_benches::{w1_guard, w1_results, w1c_guard};
+use skill_benches::{w1_guard, w1_results, w1_view, w1c_guard};
 use skill_core::GuardView;
 use skill_guard::Guard;
-
-fn view(result: &str) -> GuardView<'_> {
-    GuardView::new("lookup_order", result)
-        .with_status("success")
-        .with_iteration(3.0)
-        .with_user_message("m")
-        .with_current_skill("triage")
-}
 
 fn guards(c: &mut Criterion) {
     let results = w1_results();
@@ -41,7 +33,7 @@ fn guards(c: &mut Criterion) {
     c.bench_function("W1 predicate over a JSON result", |b| {
         b.iter(|| {
             i = i.wrapping_add(1);
-            guard.test(black_box(&view(&results[i % 1000])))
+            guard.test(black_box(&w1_view(&results[i % 1000])))
         })
     });
 
@@ -49,7 +41,7 @@ fn guards(c: &mut Criterion) {
     c.bench_function("W1b evaluator over a JSON result", |b| {
         b.iter(|| {
             i = i.wrapping_add(1);
-            guard.evaluate(black_box(&view(&results[i % 1000])))
+            guard.evaluate(black_box(&w1_view(&results[i % 1000])))
         })
     });
 

@@ -2,7 +2,7 @@
 //! that the criterion benches and the `workloads` binary time the same work.
 
 use serde_json::{Value, json};
-use skill_core::{Menu, MenuCandidate, ReadSkillOffer, Skill, Step, ToolDecl};
+use skill_core::{GuardView, Menu, MenuCandidate, ReadSkillOffer, Skill, Step, ToolDecl};
 
 /// The W1 guard: risk level, score and status.
 pub fn w1_guard() -> Value {
@@ -12,6 +12,16 @@ pub fn w1_guard() -> Value {
 /// The W1c guard: hop keys only.
 pub fn w1c_guard() -> Value {
     json!({"toolName": {"eq": "lookup_order"}, "iteration": {"lte": 5}})
+}
+
+/// The W1 view of one result: `lookup_order`, status `success`, iteration
+/// 3, user message `m`, cursor on `triage`.
+pub fn w1_view(result: &str) -> GuardView<'_> {
+    GuardView::new("lookup_order", result)
+        .with_status("success")
+        .with_iteration(3.0)
+        .with_user_message("m")
+        .with_current_skill("triage")
 }
 
 /// The 1,000 W1 tool results (about 185 bytes each), as compact JSON text

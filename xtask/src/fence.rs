@@ -113,10 +113,7 @@ pub fn dependency_rules(metadata: &Value) -> Vec<String> {
 }
 
 fn scan_dir(root: &Path, dir: &Path, findings: &mut Vec<String>) -> Result<()> {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .with_context(|| format!("cannot read {}", dir.display()))?
-        .collect::<Result<_, _>>()?;
-    entries.sort_by_key(std::fs::DirEntry::path);
+    let entries = crate::sorted_entries(dir)?;
     for entry in entries {
         let path = entry.path();
         if path.is_dir() {

@@ -71,6 +71,15 @@ fn main() -> ExitCode {
     })
 }
 
+/// The entries of `dir`, in path order.
+pub(crate) fn sorted_entries(dir: &Path) -> Result<Vec<std::fs::DirEntry>> {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read {}", dir.display()))?
+        .collect::<Result<_, _>>()?;
+    entries.sort_by_key(std::fs::DirEntry::path);
+    Ok(entries)
+}
+
 /// The workspace root: the parent of this crate's folder.
 fn workspace_root() -> PathBuf {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));

@@ -22,10 +22,7 @@ fn walk(root: &Path, dir: &Path, findings: &mut Vec<String>) -> Result<()> {
     if !dir.is_dir() {
         return Ok(());
     }
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .with_context(|| format!("cannot read {}", dir.display()))?
-        .collect::<Result<_, _>>()?;
-    entries.sort_by_key(std::fs::DirEntry::path);
+    let entries = crate::sorted_entries(dir)?;
     for entry in entries {
         let path = entry.path();
         let shown = path

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use serde_json::Value;
-use skill_benches::{w1_guard, w1_results, w1c_guard, w2_offer, w2_skills, w3_skills};
+use skill_benches::{w1_guard, w1_results, w1_view, w1c_guard, w2_offer, w2_skills, w3_skills};
 use skill_checkup::check_vocabularies;
 use skill_core::GuardView;
 use skill_guard::Guard;
@@ -26,14 +26,6 @@ fn time(n: usize, mut op: impl FnMut(usize)) -> f64 {
     start.elapsed().as_nanos() as f64 / n as f64
 }
 
-fn view(result: &str) -> GuardView<'_> {
-    GuardView::new("lookup_order", result)
-        .with_status("success")
-        .with_iteration(3.0)
-        .with_user_message("m")
-        .with_current_skill("triage")
-}
-
 const NAMES: [&str; 12] = [
     "W1", "W1b", "W1c", "W1d", "W1s", "W2_10", "W2_100", "W2_1000", "W2_10000", "W3_100",
     "W3_1000", "W3_5000",
@@ -45,13 +37,13 @@ fn run(name: &str) -> Option<f64> {
         "W1" => {
             let (results, guard) = (results(), compiled(&w1_guard()));
             time(1_000_000, |i| {
-                black_box(guard.test(&view(black_box(&results[i % 1000]))));
+                black_box(guard.test(&w1_view(black_box(&results[i % 1000]))));
             })
         }
         "W1b" => {
             let (results, guard) = (results(), compiled(&w1_guard()));
             time(1_000_000, |i| {
-                black_box(guard.evaluate(&view(black_box(&results[i % 1000]))));
+                black_box(guard.evaluate(&w1_view(black_box(&results[i % 1000]))));
             })
         }
         "W1c" => {

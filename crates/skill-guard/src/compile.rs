@@ -500,36 +500,9 @@ fn shortened(value: &Value) -> String {
     }
 }
 
-/// The operator a misspelling most likely meant: same letters ignoring
-/// case, or one edit away.
+/// The operator a misspelling most likely meant.
 fn nearest_operator(written: &str) -> Option<&'static str> {
-    Operator::ALL
-        .into_iter()
-        .map(Operator::as_str)
-        .find(|op| op.eq_ignore_ascii_case(written))
-        .or_else(|| {
-            Operator::ALL
-                .into_iter()
-                .map(Operator::as_str)
-                .find(|op| edit_distance(op, written) <= 1)
-        })
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let next = (diagonal + usize::from(ca != *cb))
-                .min(row[j] + 1)
-                .min(row[j + 1] + 1);
-            diagonal = row[j + 1];
-            row[j + 1] = next;
-        }
-    }
-    row[b.len()]
+    skill_core::nearest(written, Operator::ALL.map(Operator::as_str))
 }
 
 #[cfg(test)]

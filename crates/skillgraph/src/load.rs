@@ -380,8 +380,7 @@ fn unknown_name(message: &str) -> Option<(String, Vec<String>)> {
 }
 
 /// The known name closest to `written`, when it is close enough to be a
-/// likely misspelling (same letters ignoring case and separators, or a small
-/// edit away).
+/// likely misspelling (see [`skill_core::nearest`]).
 ///
 /// ```
 /// let known = ["surface_mode".to_owned(), "steps".to_owned()];
@@ -389,39 +388,7 @@ fn unknown_name(message: &str) -> Option<(String, Vec<String>)> {
 /// assert_eq!(skillgraph::nearest("colour", &known), None);
 /// ```
 pub fn nearest(written: &str, known: &[String]) -> Option<String> {
-    let fold = |s: &str| {
-        s.chars()
-            .filter(|c| c.is_alphanumeric())
-            .flat_map(char::to_lowercase)
-            .collect::<String>()
-    };
-    let folded = fold(written);
-    if let Some(same) = known.iter().find(|k| fold(k) == folded) {
-        return Some(same.clone());
-    }
-    known
-        .iter()
-        .map(|k| (edit_distance(&fold(k), &folded), k))
-        .filter(|(distance, k)| *distance <= (k.chars().count() / 3).max(1))
-        .min_by_key(|(distance, _)| *distance)
-        .map(|(_, k)| k.clone())
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let next = (diagonal + usize::from(ca != *cb))
-                .min(row[j] + 1)
-                .min(row[j + 1] + 1);
-            diagonal = row[j + 1];
-            row[j + 1] = next;
-        }
-    }
-    row[b.len()]
+    skill_core::nearest(written, known.iter().map(String::as_str)).map(str::to_owned)
 }
 
 impl fmt::Display for Loaded {
