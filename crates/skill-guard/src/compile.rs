@@ -4,6 +4,7 @@
 //! honour is refused by name, with the key and operator where it happened.
 
 use serde_json::{Map, Value};
+use smallvec::SmallVec;
 
 use crate::data::{Condition, ConditionValue, GuardData, GuardValue, Operator};
 use crate::js_number;
@@ -273,10 +274,10 @@ pub(crate) struct Compiled {
 pub struct Guard {
     pub(crate) data: GuardData,
     /// One per data condition, in the same order.
-    pub(crate) compiled: Vec<Compiled>,
+    pub(crate) compiled: SmallVec<[Compiled; 4]>,
     /// The distinct result fields the guard reads, in first-use order, each
     /// as the index of the first condition naming it.
-    pub(crate) fields: Vec<usize>,
+    pub(crate) fields: SmallVec<[usize; 4]>,
 }
 
 impl Guard {
@@ -303,8 +304,8 @@ impl Guard {
             data: GuardData {
                 conditions: Vec::new(),
             },
-            compiled: Vec::new(),
-            fields: Vec::new(),
+            compiled: SmallVec::new(),
+            fields: SmallVec::new(),
         };
         for (key, ops) in enumerate(keys) {
             if RESERVED_KEYS.contains(&key.as_str()) {
@@ -621,7 +622,7 @@ mod tests {
         let again = Guard::from_data(guard.data()).unwrap();
         assert_eq!(again, guard);
         assert_eq!(
-            guard.fields,
+            guard.fields.as_slice(),
             [0, 2],
             "riskLevel (condition 0) and score (condition 2)"
         );

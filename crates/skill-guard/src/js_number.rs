@@ -157,6 +157,9 @@ pub(crate) fn write_js_number(out: &mut String, n: f64) {
         let _ = write!(out, "{int}");
         return;
     }
+    if write_few_decimals(out, n) {
+        return;
+    }
     if (1e-6..1e21).contains(&n.abs()) {
         // In this range JavaScript lays the shortest round-trip digits out in
         // plain decimal, exactly as Rust's `Display` does.
@@ -164,6 +167,65 @@ pub(crate) fn write_js_number(out: &mut String, n: f64) {
         return;
     }
     write_from_exponent_form(out, n);
+}
+
+/// Numbers with at most six decimals (`0.8`, `12.25`): when `|n| = m / 10^k`
+/// exactly for a small `k` and `m < 2^43`, the digits of `m` are `n`'s
+/// shortest form (no shorter string reads back to `n`, and doubles there are
+/// far closer together than `10^-k`, so no other `k`-decimal string does
+/// either). Written without the float formatter; `false` when `n` is not such
+/// a number.
+fn write_few_decimals(out: &mut String, n: f64) -> bool {
+    const MAX_DIGITS: f64 = 8_796_093_022_208.0; // 2^43
+    let magnitude = n.abs();
+    if magnitude.fract() == 0.0 {
+        return false;
+    }
+    let mut scale = 10.0;
+    for decimals in 1..=6usize {
+        let m = (magnitude * scale).round();
+        if m >= MAX_DIGITS {
+            return false;
+        }
+        if m / scale == magnitude {
+            if n < 0.0 {
+                out.push('-');
+            }
+            // Exact: m is an integer below 2^43.
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            let mut rest = m as u64;
+            let mut buffer = [0u8; 20];
+            let mut start = buffer.len();
+            loop {
+                start -= 1;
+                // A remainder of 10 is one digit.
+                #[allow(clippy::cast_possible_truncation)]
+                let digit = (rest % 10) as u8;
+                buffer[start] = b'0' + digit;
+                rest /= 10;
+                if rest == 0 {
+                    break;
+                }
+            }
+            // ASCII digits are UTF-8.
+            let digits = std::str::from_utf8(&buffer[start..]).unwrap_or_default();
+            match digits.len().checked_sub(decimals) {
+                Some(0) | None => {
+                    out.push_str("0.");
+                    out.extend(std::iter::repeat_n('0', decimals - digits.len()));
+                    out.push_str(digits);
+                }
+                Some(point) => {
+                    out.push_str(&digits[..point]);
+                    out.push('.');
+                    out.push_str(&digits[point..]);
+                }
+            }
+            return true;
+        }
+        scale *= 10.0;
+    }
+    false
 }
 
 /// The general layout: the shortest digits from Rust's `{:e}`, placed by
@@ -291,6 +353,17 @@ mod tests {
             let mut general = String::new();
             write_from_exponent_form(&mut general, n);
             proptest::prop_assert_eq!(format!("{n}"), general);
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn few_decimals_print_as_display_does(m in 1u64..8_796_093_022_208, decimals in 1u32..=6, negative: bool) {
+            let n = m as f64 / 10f64.powi(decimals as i32) * if negative { -1.0 } else { 1.0 };
+            let mut fast = String::new();
+            if write_few_decimals(&mut fast, n) {
+                proptest::prop_assert_eq!(fast, format!("{n}"));
+            }
         }
     }
 
