@@ -83,23 +83,27 @@ fn hop_value<'v>(view: &GuardView<'v>, source: Source) -> JsValue<'v> {
     }
 }
 
-/// Whether a hop condition passes: the common shapes (a string hop key
-/// against a string, the iteration against a number) directly, the rest
+/// Whether a hop condition passes: the common shapes (a string hop key,
+/// present or absent, against a string; the iteration against a number)
+/// directly, the rest
 /// through JavaScript's general rules. Both give the same answer; the first
 /// only skips building a value.
 fn hop_passes(compiled: &Compiled, value: &ConditionValue, view: &GuardView<'_>) -> bool {
+    // The text a string hop key holds (`None` inside: the key is absent).
     let text = match compiled.source {
-        Source::ToolName => Some(view.tool_name),
-        Source::UserMessage => Some(view.user_message),
-        Source::Result => Some(view.result),
+        Source::ToolName => Some(Some(view.tool_name)),
+        Source::UserMessage => Some(Some(view.user_message)),
+        Source::Result => Some(Some(view.result)),
+        Source::Status => Some(view.status),
+        Source::CurrentSkillId => Some(view.current_skill_id),
         _ => None,
     };
     match (compiled.test, value, text, compiled.source) {
         (Test::Eq, ConditionValue::Scalar(GuardValue::String(expected)), Some(text), _) => {
-            text == expected
+            text == Some(expected.as_str())
         }
         (Test::Ne, ConditionValue::Scalar(GuardValue::String(expected)), Some(text), _) => {
-            text != expected
+            text != Some(expected.as_str())
         }
         (
             Test::Compare(relation, bound),

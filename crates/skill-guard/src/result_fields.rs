@@ -425,9 +425,7 @@ impl<'a> Reader<'a> {
                 b'n' => self.literal(b"ull").map(|()| JsValue::Null)?,
                 b'-' | b'0'..=b'9' => {
                     self.at -= 1;
-                    // The grammar is checked, and Rust reads every JSON
-                    // number correctly rounded (`1e400` is infinity).
-                    JsValue::Number(self.number_span()?.parse().ok()?)
+                    JsValue::Number(json_number(self.number_span()?)?)
                 }
                 _ => return None,
             };
@@ -469,6 +467,46 @@ impl<'a> Reader<'a> {
             }
         }
     }
+}
+
+/// A JSON number token (grammar already checked) as a double, correctly
+/// rounded. Plain decimals of at most fifteen characters take the exact path
+/// (an integer below 2^53 divided by an exact power of ten rounds once;
+/// `-0` stays negative); everything else, exponents and `1e400` (infinity)
+/// included, goes through Rust's correctly rounded parser.
+fn json_number(text: &str) -> Option<f64> {
+    const POWERS: [f64; 16] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+    ];
+    let bytes = text.as_bytes();
+    let (negative, unsigned) = match bytes.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, bytes),
+    };
+    // Fifteen characters hold at most fifteen digits: below 2^53.
+    if unsigned.len() <= 15 {
+        let mut mantissa: u64 = 0;
+        let mut decimals: Option<usize> = None;
+        let mut plain = true;
+        for (at, byte) in unsigned.iter().enumerate() {
+            match byte {
+                b'0'..=b'9' => mantissa = mantissa * 10 + u64::from(byte - b'0'),
+                b'.' => decimals = Some(unsigned.len() - at - 1),
+                _ => {
+                    plain = false;
+                    break;
+                }
+            }
+        }
+        if plain {
+            // At most 15 digits: exact in a double.
+            #[allow(clippy::cast_precision_loss)]
+            let exact = mantissa as f64;
+            let magnitude = exact / POWERS[decimals.unwrap_or(0)];
+            return Some(if negative { -magnitude } else { magnitude });
+        }
+    }
+    text.parse().ok()
 }
 
 /// The text of an escaped string token (already validated).
@@ -591,6 +629,41 @@ mod tests {
         };
         assert_eq!(members.len(), 40);
         assert!(matches!(&members[3].1, JsValue::Str(s) if s == "last"));
+    }
+
+    #[test]
+    fn the_exact_number_path_agrees_with_the_parser() {
+        for text in [
+            "0",
+            "0.8",
+            "4412",
+            "0.1",
+            "123.456",
+            "999999999999999",
+            "9999999999999999",
+            "0.0000000000001",
+            "9999999.9999999",
+            "-0.5",
+            "1e5",
+            "-0",
+            "-0.0",
+        ] {
+            let parsed: f64 = text.parse().unwrap();
+            let fast = json_number(text).unwrap();
+            assert!(
+                fast == parsed && fast.is_sign_negative() == parsed.is_sign_negative(),
+                "{text}: {fast} vs {parsed}"
+            );
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn plain_decimals_read_exactly(integer in 0u64..1_000_000_000, fraction in 0u64..1_000_000, width in 1usize..7, negative: bool) {
+            let text = format!("{}{integer}.{fraction:0width$}", if negative { "-" } else { "" });
+            let parsed: f64 = text.parse().unwrap();
+            proptest::prop_assert_eq!(json_number(&text), Some(parsed));
+        }
     }
 
     #[test]
