@@ -171,12 +171,7 @@ fn routes(map: &SkillMap, problems: &mut Vec<Problem>) {
 }
 
 fn reachability(map: &SkillMap, problems: &mut Vec<Problem>) {
-    let targeted: IdHashSet<&str> = map
-        .entries
-        .iter()
-        .map(String::as_str)
-        .chain(map.routes.iter().map(|r| r.to.as_str()))
-        .collect();
+    let targeted = map.targeted_ids();
     let mut seen = IdHashSet::default();
     for skill in map.skills.iter().filter(|s| s.flavor.is_skill()) {
         if !seen.insert(skill.id.as_str())

@@ -119,15 +119,20 @@ impl SkillMap {
         self.entries.iter().any(|e| e == id) || self.routes.iter().any(|r| r.to == id)
     }
 
-    /// Skills of flavor `skill`, trigger `llm-activated`, that no entry and no
-    /// route targets: activatable from anywhere, never moving the cursor.
-    pub fn open_skills(&self) -> Vec<&str> {
-        let targeted: IdHashSet<&str> = self
-            .entries
+    /// Every id an entry or a route names as where to go, as a set (for
+    /// asking [`is_targeted`](Self::is_targeted) of many skills at once).
+    pub fn targeted_ids(&self) -> IdHashSet<&str> {
+        self.entries
             .iter()
             .map(String::as_str)
             .chain(self.routes.iter().map(|r| r.to.as_str()))
-            .collect();
+            .collect()
+    }
+
+    /// Skills of flavor `skill`, trigger `llm-activated`, that no entry and no
+    /// route targets: activatable from anywhere, never moving the cursor.
+    pub fn open_skills(&self) -> Vec<&str> {
+        let targeted = self.targeted_ids();
         let mut seen = IdHashSet::default();
         self.skills
             .iter()

@@ -37,6 +37,12 @@ fn write(dir: &Path, file: &str, text: &str) -> String {
     path.display().to_string()
 }
 
+/// The command exited with `code` and said `needle` on standard error.
+fn assert_fails(output: &Output, code: i32, needle: &str) {
+    assert_eq!(output.status.code(), Some(code), "{}", stderr(output));
+    assert!(stderr(output).contains(needle), "{}", stderr(output));
+}
+
 fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
@@ -122,11 +128,10 @@ fn a_refused_guard_is_an_error_and_route_refuses_the_map() {
         r#"{"toolName": "t", "result": "{}"}"#,
     );
     let output = skillgraph(&["route", &file, "--cursor", "a", "--results", &results]);
-    assert_eq!(output.status.code(), Some(1));
-    assert!(
-        stderr(&output).contains("route a→b: key \"score\" uses unknown operator \"gle\""),
-        "{}",
-        stderr(&output)
+    assert_fails(
+        &output,
+        1,
+        "route a→b: key \"score\" uses unknown operator \"gle\"",
     );
 }
 
@@ -147,12 +152,7 @@ fn bad_json_is_named_with_its_line_and_column() {
         "{\n  \"skills\": [\n    {\"id\": \"a\"},\n  ]\n}",
     );
     let output = skillgraph(&["check", &file]);
-    assert_eq!(output.status.code(), Some(2));
-    assert!(
-        stderr(&output).contains("error[bad-json]"),
-        "{}",
-        stderr(&output)
-    );
+    assert_fails(&output, 2, "error[bad-json]");
     assert!(
         stderr(&output).contains("skillmap.json:4:3:"),
         "{}",
@@ -169,23 +169,17 @@ fn an_unknown_key_names_the_nearest_known_one() {
         r#"{"skills": [{"id": "a", "surfaceMode": "both"}], "entries": ["a"]}"#,
     );
     let output = skillgraph(&["check", &file]);
-    assert_eq!(output.status.code(), Some(2));
-    assert!(
-        stderr(&output).contains("unknown key `surfaceMode` (did you mean `surface_mode`?)"),
-        "{}",
-        stderr(&output)
+    assert_fails(
+        &output,
+        2,
+        "unknown key `surfaceMode` (did you mean `surface_mode`?)",
     );
 }
 
 #[test]
 fn a_missing_file_is_unusable_input() {
     let output = skillgraph(&["check", "/no/such/skillmap.json"]);
-    assert_eq!(output.status.code(), Some(2));
-    assert!(
-        stderr(&output).contains("error[missing-path]"),
-        "{}",
-        stderr(&output)
-    );
+    assert_fails(&output, 2, "error[missing-path]");
 }
 
 #[test]
@@ -286,12 +280,7 @@ fn route_names_a_bad_results_line_and_an_unknown_cursor() {
         "--results",
         &results,
     ]);
-    assert_eq!(output.status.code(), Some(2));
-    assert!(
-        stderr(&output).contains("results.jsonl:2:"),
-        "{}",
-        stderr(&output)
-    );
+    assert_fails(&output, 2, "results.jsonl:2:");
     let output = skillgraph(&[
         "route",
         &example(),
@@ -300,12 +289,7 @@ fn route_names_a_bad_results_line_and_an_unknown_cursor() {
         "--results",
         &results,
     ]);
-    assert_eq!(output.status.code(), Some(2));
-    assert!(
-        stderr(&output).contains("did you mean `triage`?"),
-        "{}",
-        stderr(&output)
-    );
+    assert_fails(&output, 2, "did you mean `triage`?");
 }
 
 #[test]
@@ -400,12 +384,7 @@ fn guard_prints_evidence_or_refuses() {
         "verdict: fail\nkey    op   value  actual  passed\nscore  gte  0.8    0.5     no\n"
     );
     let output = skillgraph(&["guard", "--guard", r#"{"score":{}}"#, "--view", "{}"]);
-    assert_eq!(output.status.code(), Some(1));
-    assert!(
-        stderr(&output).contains("error[no-operator]"),
-        "{}",
-        stderr(&output)
-    );
+    assert_fails(&output, 1, "error[no-operator]");
     let output = skillgraph(&["guard", "--guard", "{", "--view", "{}"]);
     assert_eq!(output.status.code(), Some(2));
     let output = skillgraph(&[
