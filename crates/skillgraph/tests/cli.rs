@@ -30,6 +30,11 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// A scratch folder holding `skillmap.json` with `map`; the file's path.
+fn map_file(name: &str, map: &str) -> String {
+    write(&scratch(name), "skillmap.json", map)
+}
+
 fn write(dir: &Path, file: &str, text: &str) -> String {
     let path = dir.join(file);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -54,8 +59,10 @@ fn stderr(output: &Output) -> String {
 /// `check --format json` on a map: the exit code and the problem codes.
 fn check_codes(map: &str) -> (i32, Vec<String>) {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let dir = scratch(&format!("map-{}", NEXT.fetch_add(1, Ordering::Relaxed)));
-    let file = write(&dir, "skillmap.json", map);
+    let file = map_file(
+        &format!("map-{}", NEXT.fetch_add(1, Ordering::Relaxed)),
+        map,
+    );
     let output = skillgraph(&["check", &file, "--format", "json"]);
     let checkup: serde_json::Value =
         serde_json::from_slice(&output.stdout).expect("check prints JSON");
@@ -145,10 +152,8 @@ fn a_warning_alone_exits_zero() {
 
 #[test]
 fn bad_json_is_named_with_its_line_and_column() {
-    let dir = scratch("bad-json");
-    let file = write(
-        &dir,
-        "skillmap.json",
+    let file = map_file(
+        "bad-json",
         "{\n  \"skills\": [\n    {\"id\": \"a\"},\n  ]\n}",
     );
     let output = skillgraph(&["check", &file]);
@@ -162,10 +167,8 @@ fn bad_json_is_named_with_its_line_and_column() {
 
 #[test]
 fn an_unknown_key_names_the_nearest_known_one() {
-    let dir = scratch("unknown-key");
-    let file = write(
-        &dir,
-        "skillmap.json",
+    let file = map_file(
+        "unknown-key",
         r#"{"skills": [{"id": "a", "surfaceMode": "both"}], "entries": ["a"]}"#,
     );
     let output = skillgraph(&["check", &file]);
@@ -328,10 +331,8 @@ fn tools_print_every_host_format() {
 
 #[test]
 fn tools_work_without_entries_and_with_a_raw_offer() {
-    let dir = scratch("tools-offer");
-    let file = write(
-        &dir,
-        "skillmap.json",
+    let file = map_file(
+        "tools-offer",
         r#"{"skills": [{"id": "a", "description": "First"}, {"id": "b"}]}"#,
     );
     let output = skillgraph(&["tools", &file]);
@@ -342,7 +343,7 @@ fn tools_work_without_entries_and_with_a_raw_offer() {
         stdout(&output)
     );
     let offer = write(
-        &dir,
+        Path::new(&file).parent().unwrap(),
         "offer.json",
         r#"{"grantable": ["b"], "cursor_id": "a"}"#,
     );
