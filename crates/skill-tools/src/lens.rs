@@ -37,9 +37,8 @@ impl OfferView<'_> {
     /// assert!(text.contains("Reachable from here:\n - refunds: Issue a refund"));
     /// ```
     pub fn render(&self) -> String {
-        let rows =
-            self.catalog.len() + self.tree_open.len() + self.reachable.len() + self.refusable.len();
-        let mut out = String::with_capacity(256 + rows * 48);
+        let bound = self.text_len_bound();
+        let mut out = String::with_capacity(bound);
         if self.mode == OfferMode::NoSkills {
             out.push_str(OPENING);
             out.push_str(" No skill is offered to you on this call: answer without one, or say what you cannot do.");
@@ -77,7 +76,34 @@ impl OfferView<'_> {
         }
         out.push_str("\n\n");
         out.push_str(CLOSING);
+        debug_assert!(out.len() <= bound, "{} > {bound}", out.len());
         out
+    }
+
+    /// At least the length of the rendered text, so that it is written into
+    /// one allocation: the rows are most of it, and their lengths are known.
+    fn text_len_bound(&self) -> usize {
+        // Every fixed sentence, with room to spare.
+        const FIXED: usize = 768;
+        // A relevance note and a line break.
+        const MENU_EXTRA: usize = 32;
+        let menu = self.menu.as_deref().unwrap_or_default();
+        let menu_len: usize = menu
+            .iter()
+            .map(|row| row_len(row.id, row.described, row.description) + MENU_EXTRA)
+            .sum();
+        let lists = [
+            &self.catalog,
+            &self.tree_open,
+            &self.reachable,
+            &self.refusable,
+        ];
+        let rows_len: usize = lists
+            .iter()
+            .flat_map(|rows| rows.iter())
+            .map(|row| row_len(row.id, row.described, row.description) + 1)
+            .sum();
+        FIXED + 2 * self.cursor.map_or(0, str::len) + menu_len + rows_len
     }
 
     /// The menu and the cursor, ahead of everything else.
@@ -102,6 +128,16 @@ impl OfferView<'_> {
             out.push_str("\n\n");
         }
     }
+}
+
+/// The length of what [`row_into`] writes.
+fn row_len(id: &str, described: bool, description: Option<&str>) -> usize {
+    let described = if described {
+        2 + description.map_or(NO_DESCRIPTION.len(), str::len)
+    } else {
+        0
+    };
+    3 + id.len() + described
 }
 
 fn row_into(out: &mut String, id: &str, described: bool, description: Option<&str>) {

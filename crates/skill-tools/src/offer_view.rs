@@ -132,6 +132,21 @@ impl Flags {
     fn grantable(self) -> bool {
         self.0 & Flags::GRANTABLE != 0
     }
+
+    /// A row for `skill`, whose id these flags are for, unless it is hidden;
+    /// described if its id has not been yet.
+    fn name<'a>(&mut self, skill: &'a Skill) -> Option<Row<'a>> {
+        if self.hidden() {
+            return None;
+        }
+        let described = self.0 & Flags::DESCRIBED == 0;
+        self.0 |= Flags::DESCRIBED;
+        Some(Row {
+            id: &skill.id,
+            described,
+            description: skill.description.as_deref(),
+        })
+    }
 }
 
 /// Membership already looked up, for [`classify_target`].
@@ -169,31 +184,9 @@ impl<'a> Ids<'a> {
         self.flags.get(id).copied().unwrap_or_default()
     }
 
-    /// A row for `skill`, described if its id has not been yet.
-    fn row(&mut self, skill: &'a Skill) -> Row<'a> {
-        let flags = self.flags.entry(&skill.id).or_default();
-        let described = flags.0 & Flags::DESCRIBED == 0;
-        flags.0 |= Flags::DESCRIBED;
-        Row {
-            id: &skill.id,
-            described,
-            description: skill.description.as_deref(),
-        }
-    }
-
     /// A row for `skill` unless it is hidden, with one lookup.
     fn visible_row(&mut self, skill: &'a Skill) -> Option<Row<'a>> {
-        let flags = self.flags.entry(&skill.id).or_default();
-        if flags.hidden() {
-            return None;
-        }
-        let described = flags.0 & Flags::DESCRIBED == 0;
-        flags.0 |= Flags::DESCRIBED;
-        Some(Row {
-            id: &skill.id,
-            described,
-            description: skill.description.as_deref(),
-        })
+        self.flags.entry(&skill.id).or_default().name(skill)
     }
 }
 
@@ -252,10 +245,9 @@ pub fn offer_view<'a>(skills: &'a [Skill], offer: Option<&'a ReadSkillOffer>) ->
             }
         }
         for (candidate, skill) in candidates.iter().zip(chosen) {
-            let Some(skill) = skill.filter(|s| !ids.flags(&s.id).hidden()) else {
+            let Some(row) = skill.and_then(|s| ids.visible_row(s)) else {
                 continue;
             };
-            let row = ids.row(skill);
             menu_rows.push(MenuRow {
                 id: row.id,
                 described: row.described,
@@ -285,24 +277,21 @@ pub fn offer_view<'a>(skills: &'a [Skill], offer: Option<&'a ReadSkillOffer>) ->
     } else {
         // One pass over the catalog, one lookup per skill. Hops are gathered
         // unfiltered (the hidden filter applies to what is named, not to what
-        // the graph holds); refusable rows are described as they are met,
-        // which is list order, since no id is both a hop and unreachable.
+        // the graph holds). Rows are described as they are met: no id is both
+        // a hop and unreachable, so that is each list's order.
         let no_open: [&str; 0] = [];
-        let mut hop_skills = Vec::new();
+        let refusable = view.mode == OfferMode::Graph && offer.show_refusable;
+        let mut hops = Vec::new();
         for skill in skills {
-            let flags = ids.flags(&skill.id);
+            let flags = ids.flags.entry(&skill.id).or_default();
             match classify_target(cursor, &skill.id, Known(flags.grantable()), &no_open[..]) {
-                TargetClass::Hop => hop_skills.push(skill),
-                TargetClass::Unreachable
-                    if view.mode == OfferMode::Graph && offer.show_refusable =>
-                {
-                    view.refusable.extend(ids.visible_row(skill));
-                }
+                TargetClass::Hop => hops.push(flags.name(skill)),
+                TargetClass::Unreachable if refusable => view.refusable.extend(flags.name(skill)),
                 _ => {}
             }
         }
-        let hops = spoken(hop_skills, |s| !ids.flags(&s.id).hidden());
-        let rows: Vec<Row<'a>> = hops.named.iter().map(|s| ids.row(s)).collect();
+        let hops = spoken(hops, Option::is_some);
+        let rows: Vec<Row<'a>> = hops.named.into_iter().flatten().collect();
         if view.mode == OfferMode::Graph {
             view.reachable = rows;
             view.nothing_reachable = !hops.held;

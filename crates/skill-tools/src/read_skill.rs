@@ -36,41 +36,74 @@ impl ReadSkillAnswer<'_> {
     }
 }
 
+/// Ids laid end to end in one allocation, with where each ends: the
+/// descriptor is rebuilt for every request, so its lists of ids cost two
+/// allocations each, however long they are.
+#[derive(Debug, Clone, PartialEq, Default)]
+struct IdList {
+    text: String,
+    ends: Vec<usize>,
+}
+
+impl IdList {
+    fn with_capacity(ids: usize, bytes: usize) -> Self {
+        IdList {
+            text: String::with_capacity(bytes),
+            ends: Vec::with_capacity(ids),
+        }
+    }
+
+    fn of<'a>(ids: impl ExactSizeIterator<Item = &'a str> + Clone) -> Self {
+        let mut list = IdList::with_capacity(ids.len(), ids.clone().map(str::len).sum());
+        ids.for_each(|id| list.push(id));
+        list
+    }
+
+    fn push(&mut self, id: &str) {
+        self.text.push_str(id);
+        self.ends.push(self.text.len());
+    }
+
+    /// The ids, in order, with their positions.
+    fn iter(&self) -> impl DoubleEndedIterator<Item = (usize, &str)> {
+        (0..self.ends.len()).map(|at| {
+            let start = at.checked_sub(1).map_or(0, |before| self.ends[before]);
+            (at, &self.text[start..self.ends[at]])
+        })
+    }
+}
+
 /// The data a `read_skill` call answers from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReadSkillCall {
-    /// Every catalog id, in order, laid end to end (one allocation, however
-    /// large the catalog: the descriptor is rebuilt for every request).
-    ids: String,
-    /// Where each id ends in `ids`.
-    ends: Vec<usize>,
+    /// Every catalog id, in order.
+    ids: IdList,
     /// The bodies delivered by read, by catalog position, ascending.
     bodies: Vec<(usize, String)>,
     /// Ids the unknown-id answer may not name.
-    hidden: Vec<String>,
+    hidden: IdList,
 }
 
 impl ReadSkillCall {
     /// The call data for `skills`, and the schema's `enum` of their ids,
     /// built in one pass over the catalog.
     fn with_enum(skills: &[Skill], offer: Option<&ReadSkillOffer>) -> (Self, Vec<Value>) {
-        let mut ids = String::with_capacity(skills.iter().map(|s| s.id.len()).sum());
-        let mut ends = Vec::with_capacity(skills.len());
+        let mut ids = IdList::with_capacity(skills.len(), skills.iter().map(|s| s.id.len()).sum());
         let mut bodies = Vec::new();
         let mut enumerated = Vec::with_capacity(skills.len());
         for (at, skill) in skills.iter().enumerate() {
-            ids.push_str(&skill.id);
-            ends.push(ids.len());
+            ids.push(&skill.id);
             enumerated.push(Value::from(skill.id.as_str()));
             if skill.surface_mode.delivers_by_read() && !skill.body.is_empty() {
                 bodies.push((at, skill.body.clone()));
             }
         }
-        let hidden = offer.map(|o| o.hidden_ids.clone()).unwrap_or_default();
+        let hidden = offer.map_or_else(IdList::default, |o| {
+            IdList::of(o.hidden_ids.iter().map(String::as_str))
+        });
         (
             ReadSkillCall {
                 ids,
-                ends,
                 bodies,
                 hidden,
             },
@@ -78,17 +111,9 @@ impl ReadSkillCall {
         )
     }
 
-    /// The catalog ids, in order, with their positions.
-    fn ids(&self) -> impl DoubleEndedIterator<Item = (usize, &str)> {
-        (0..self.ends.len()).map(|at| {
-            let start = at.checked_sub(1).map_or(0, |before| self.ends[before]);
-            (at, &self.ids[start..self.ends[at]])
-        })
-    }
-
     /// The answer for `id` (the last skill with that id wins).
     pub fn answer<'s>(&'s self, id: &'s str) -> ReadSkillAnswer<'s> {
-        let Some((at, known)) = self.ids().rev().find(|(_, known)| *known == id) else {
+        let Some((at, known)) = self.ids.iter().rev().find(|(_, known)| *known == id) else {
             return ReadSkillAnswer::Unknown(id);
         };
         match self
@@ -106,9 +131,10 @@ impl ReadSkillCall {
             ReadSkillAnswer::Body(body) => body.to_owned(),
             ReadSkillAnswer::Confirmation(id) => activation_confirmation(id),
             ReadSkillAnswer::Unknown(id) => {
-                let hidden: IdHashSet<&str> = self.hidden.iter().map(String::as_str).collect();
+                let hidden: IdHashSet<&str> = self.hidden.iter().map(|(_, id)| id).collect();
                 let nameable: Vec<&str> = self
-                    .ids()
+                    .ids
+                    .iter()
                     .map(|(_, known)| known)
                     .filter(|known| !hidden.contains(known))
                     .collect();
