@@ -2,9 +2,15 @@
 //! run exactly as defined (after a warm-up of min(n, 1000) operations), each
 //! printed as it finishes, then one JSON object of nanoseconds per operation
 //! on the last line.
+//!
+//! Without `--only`, each workload runs in a fresh process of this binary
+//! (`--only NAME`), so that no workload is timed on a heap the ones before it
+//! shaped: glibc's malloc decides whether to hand freed memory back to the
+//! system from the sizes it has seen freed so far, and the W2 descriptors
+//! change speed by half with that history.
 
 use std::hint::black_box;
-use std::process::ExitCode;
+use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
 
 use serde_json::Value;
@@ -101,11 +107,56 @@ fn compiled(guard: &Value) -> Guard {
     Guard::compile(guard).expect("the workload guards compile")
 }
 
+/// Runs `name` in a fresh process of this binary and reads its figure.
+fn run_isolated(name: &str) -> Result<f64, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find this binary: {e}"))?;
+    let output = Command::new(&exe)
+        .args(["--only", name])
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+    if !output.status.success() {
+        return Err(format!(
+            "`workloads --only {name}` failed ({})",
+            output.status
+        ));
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let last = stdout.lines().last().unwrap_or_default();
+    serde_json::from_str::<Value>(last)
+        .ok()
+        .and_then(|figures| figures.get(name).and_then(Value::as_f64))
+        .ok_or_else(|| format!("`workloads --only {name}` printed no figure for {name}: {last:?}"))
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let selected: Vec<&str> = match args.as_slice() {
-        [] => NAMES.to_vec(),
-        [flag, name] if flag == "--only" => vec![name.as_str()],
+    let mut figures = serde_json::Map::new();
+    match args.as_slice() {
+        [] => {
+            for name in NAMES {
+                match run_isolated(name) {
+                    Ok(ns) => {
+                        figures.insert(name.to_owned(), Value::from(ns));
+                    }
+                    Err(message) => {
+                        eprintln!("workloads: {message}");
+                        return ExitCode::FAILURE;
+                    }
+                }
+            }
+        }
+        [flag, name] if flag == "--only" => {
+            let Some(ns) = run(name) else {
+                eprintln!(
+                    "workloads: no workload \"{name}\"; the workloads are: {}",
+                    NAMES.join(", ")
+                );
+                return ExitCode::from(2);
+            };
+            eprintln!("{name}: {ns:.1} ns/op");
+            figures.insert(name.to_owned(), Value::from((ns * 10.0).round() / 10.0));
+        }
         _ => {
             eprintln!(
                 "usage: workloads [--only NAME]\n\nNAME is one of: {}",
@@ -113,18 +164,6 @@ fn main() -> ExitCode {
             );
             return ExitCode::from(2);
         }
-    };
-    let mut figures = serde_json::Map::new();
-    for name in selected {
-        let Some(ns) = run(name) else {
-            eprintln!(
-                "workloads: no workload \"{name}\"; the workloads are: {}",
-                NAMES.join(", ")
-            );
-            return ExitCode::from(2);
-        };
-        eprintln!("{name}: {ns:.1} ns/op");
-        figures.insert(name.to_owned(), Value::from((ns * 10.0).round() / 10.0));
     }
     println!("{}", Value::Object(figures));
     ExitCode::SUCCESS
