@@ -131,7 +131,8 @@ fn radix_integer(digits: &str, radix: u32) -> f64 {
 /// to `n`, laid out in decimal for `1e-7 <= |n| < 1e21` and in exponent form
 /// (`1e+21`, `1.5e-7`) otherwise; `-0` prints as `0`.
 pub fn to_js_string(n: f64) -> String {
-    let mut out = String::new();
+    // The longest is 24 bytes: `-1.2345678901234567e-308`.
+    let mut out = String::with_capacity(24);
     write_js_number(&mut out, n);
     out
 }
@@ -207,20 +208,16 @@ fn write_few_decimals(out: &mut String, n: f64) -> bool {
                     break;
                 }
             }
-            // ASCII digits are UTF-8.
-            let digits = std::str::from_utf8(&buffer[start..]).unwrap_or_default();
-            match digits.len().checked_sub(decimals) {
-                Some(0) | None => {
-                    out.push_str("0.");
-                    out.extend(std::iter::repeat_n('0', decimals - digits.len()));
-                    out.push_str(digits);
-                }
-                Some(point) => {
-                    out.push_str(&digits[..point]);
-                    out.push('.');
-                    out.push_str(&digits[point..]);
-                }
+            let digits = &buffer[start..];
+            let point = digits.len().saturating_sub(decimals);
+            if point == 0 {
+                out.push_str("0.");
+                out.extend(std::iter::repeat_n('0', decimals - digits.len()));
+            } else {
+                out.extend(digits[..point].iter().map(|&b| char::from(b)));
+                out.push('.');
             }
+            out.extend(digits[point..].iter().map(|&b| char::from(b)));
             return true;
         }
         scale *= 10.0;
