@@ -252,6 +252,50 @@ pub(crate) enum Test {
 pub(crate) struct Compiled {
     pub(crate) source: Source,
     pub(crate) test: Test,
+    /// How the predicate judges it, decided once here.
+    pub(crate) direct: Direct,
+}
+
+/// How the predicate judges a hop condition: the common shapes directly,
+/// without building the value the key reads; the rest by JavaScript's
+/// general rules. Both give the same answer (the evaluator always takes the
+/// general rules, since it summarises the value anyway).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Direct {
+    /// A string hop key (absent or present) against a string: `eq` when
+    /// `true`, `ne` when `false`.
+    Text(bool),
+    /// The iteration against a number.
+    Iteration(Relation, f64),
+    /// A result field: judged once the result is read.
+    Field,
+    /// Any other hop condition.
+    General,
+}
+
+impl Direct {
+    fn of(source: Source, test: Test, value: &ConditionValue) -> Direct {
+        let string_key = matches!(
+            source,
+            Source::ToolName
+                | Source::UserMessage
+                | Source::Result
+                | Source::Status
+                | Source::CurrentSkillId
+        );
+        match (test, value) {
+            (Test::Eq | Test::Ne, ConditionValue::Scalar(GuardValue::String(_))) if string_key => {
+                Direct::Text(test == Test::Eq)
+            }
+            (Test::Compare(relation, bound), ConditionValue::Scalar(GuardValue::Number(_)))
+                if source == Source::Iteration =>
+            {
+                Direct::Iteration(relation, bound)
+            }
+            _ if matches!(source, Source::Field(_)) => Direct::Field,
+            _ => Direct::General,
+        }
+    }
 }
 
 /// A compiled guard: its [`GuardData`], its predicate ([`Guard::test`]) and
@@ -300,9 +344,14 @@ impl Guard {
         if keys.is_empty() {
             return Err(CompileError::Empty);
         }
+        // One condition per operator: sized once, not grown.
+        let operators = keys
+            .values()
+            .map(|ops| ops.as_object().map_or(0, Map::len))
+            .sum();
         let mut guard = Guard {
             data: GuardData {
-                conditions: Vec::new(),
+                conditions: Vec::with_capacity(operators),
             },
             compiled: SmallVec::new(),
             fields: SmallVec::new(),
@@ -384,7 +433,12 @@ impl Guard {
                 Test::Compare(relation, number)
             }
         };
-        self.compiled.push(Compiled { source, test });
+        let direct = Direct::of(source, test, &condition.value);
+        self.compiled.push(Compiled {
+            source,
+            test,
+            direct,
+        });
         self.data.conditions.push(condition);
     }
 
@@ -402,14 +456,36 @@ impl Guard {
 
 /// Members in JavaScript's own-key order. Without an index-like key that
 /// is the written order, taken as it stands.
-fn enumerate(map: &Map<String, Value>) -> impl Iterator<Item = (&String, &Value)> {
-    let order = map.keys().any(|key| array_index(key).is_some()).then(|| {
-        let members: Vec<(&String, &Value)> = map.iter().collect();
-        let order = js_key_order(&members, |(key, _)| key.as_str());
-        order.into_iter().map(|at| members[at]).collect::<Vec<_>>()
-    });
-    let written = order.is_none().then(|| map.iter()).into_iter().flatten();
-    order.into_iter().flatten().chain(written)
+fn enumerate(map: &Map<String, Value>) -> KeyOrder<'_> {
+    if !map.keys().any(|key| array_index(key).is_some()) {
+        return KeyOrder::Written(map.iter());
+    }
+    let members: Vec<(&String, &Value)> = map.iter().collect();
+    let order = js_key_order(&members, |(key, _)| key.as_str());
+    KeyOrder::Reordered(
+        order
+            .into_iter()
+            .map(|at| members[at])
+            .collect::<Vec<_>>()
+            .into_iter(),
+    )
+}
+
+/// The members of an object, in the order [`enumerate`] chose.
+enum KeyOrder<'m> {
+    Written(serde_json::map::Iter<'m>),
+    Reordered(std::vec::IntoIter<(&'m String, &'m Value)>),
+}
+
+impl<'m> Iterator for KeyOrder<'m> {
+    type Item = (&'m String, &'m Value);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            KeyOrder::Written(members) => members.next(),
+            KeyOrder::Reordered(members) => members.next(),
+        }
+    }
 }
 
 fn condition_value(key: &str, op: Operator, value: &Value) -> Result<ConditionValue, CompileError> {

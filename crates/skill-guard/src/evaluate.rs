@@ -10,7 +10,7 @@ use serde::ser::{SerializeMap, Serializer};
 use skill_core::GuardView;
 use smallvec::SmallVec;
 
-use crate::compile::{Compiled, Guard, Source, Test};
+use crate::compile::{Compiled, Direct, Guard, Source, Test};
 use crate::data::{Condition, ConditionValue, GuardValue};
 use crate::js_value::{Bound, JsValue, Relation, summarize};
 use crate::result_fields::{Fields, read_fields_into};
@@ -90,34 +90,22 @@ fn hop_value<'v>(view: &GuardView<'v>, source: Source) -> JsValue<'v> {
     }
 }
 
-/// Whether a hop condition passes: the common shapes (a string hop key,
-/// present or absent, against a string; the iteration against a number)
-/// directly, the rest
-/// through JavaScript's general rules. Both give the same answer; the first
-/// only skips building a value.
+/// Whether a hop condition passes, judged as [`Direct`] says (a result field
+/// passes here: it is judged once the result is read).
 fn hop_passes(compiled: &Compiled, value: &ConditionValue, view: &GuardView<'_>) -> bool {
-    // The text a string hop key holds (`None` inside: the key is absent).
-    let text = match compiled.source {
-        Source::ToolName => Some(Some(view.tool_name)),
-        Source::UserMessage => Some(Some(view.user_message)),
-        Source::Result => Some(Some(view.result)),
-        Source::Status => Some(view.status),
-        Source::CurrentSkillId => Some(view.current_skill_id),
-        _ => None,
-    };
-    match (compiled.test, value, text, compiled.source) {
-        (Test::Eq, ConditionValue::Scalar(GuardValue::String(expected)), Some(text), _) => {
-            text == Some(expected.as_str())
+    match (compiled.direct, value) {
+        (Direct::Text(equal), ConditionValue::Scalar(GuardValue::String(expected))) => {
+            let text = match compiled.source {
+                Source::ToolName => Some(view.tool_name),
+                Source::UserMessage => Some(view.user_message),
+                Source::Result => Some(view.result),
+                Source::Status => view.status,
+                Source::CurrentSkillId => view.current_skill_id,
+                _ => None,
+            };
+            text.is_some_and(|text| same_text(text, expected)) == equal
         }
-        (Test::Ne, ConditionValue::Scalar(GuardValue::String(expected)), Some(text), _) => {
-            text != Some(expected.as_str())
-        }
-        (
-            Test::Compare(relation, bound),
-            ConditionValue::Scalar(GuardValue::Number(_)),
-            _,
-            Source::Iteration,
-        ) => {
+        (Direct::Iteration(relation, bound), _) => {
             let n = view.iteration;
             match relation {
                 Relation::Gt => n > bound,
@@ -126,9 +114,28 @@ fn hop_passes(compiled: &Compiled, value: &ConditionValue, view: &GuardView<'_>)
                 Relation::Lte => n <= bound,
             }
         }
+        (Direct::Field, _) => true,
         _ => compiled
             .test
             .passes(value, &hop_value(view, compiled.source)),
+    }
+}
+
+/// `a == b`, with the short texts hop keys hold (tool names, statuses, skill
+/// ids) compared in two overlapping eight-byte words instead of a call.
+fn same_text(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let words = |bytes: &[u8]| -> Option<(u64, u64)> {
+        let head = bytes.first_chunk::<8>()?;
+        let tail = bytes.last_chunk::<8>()?;
+        Some((u64::from_ne_bytes(*head), u64::from_ne_bytes(*tail)))
+    };
+    match (a.len() <= 16).then(|| words(a).zip(words(b))).flatten() {
+        Some((left, right)) => left == right,
+        None => a == b,
     }
 }
 
@@ -181,7 +188,6 @@ impl Guard {
     pub fn test(&self, view: &GuardView<'_>) -> bool {
         let hops_pass = self
             .pairs()
-            .filter(|(c, _)| !matches!(c.source, Source::Field(_)))
             .all(|(c, condition)| hop_passes(c, &condition.value, view));
         if !hops_pass || self.fields.is_empty() {
             return hops_pass;
@@ -245,6 +251,25 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn same_text_is_string_equality_at_every_length() {
+        let long = "abcdefghijklmnopqrstuvwxyz";
+        for len in 0..=long.len() {
+            let a = &long[..len];
+            let copy: String = a.chars().collect();
+            assert!(same_text(a, &copy));
+            for at in 0..len {
+                let mut b = a.as_bytes().to_vec();
+                b[at] = b'#';
+                let b = String::from_utf8(b).unwrap();
+                assert!(!same_text(a, &b), "{a:?} vs {b:?}");
+            }
+            if len > 0 {
+                assert!(!same_text(a, &long[..len - 1]));
+            }
+        }
+    }
 
     fn view(result: &str) -> GuardView<'_> {
         GuardView::new("lookup_order", result)
