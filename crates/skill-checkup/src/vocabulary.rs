@@ -2,7 +2,6 @@
 //! a consumer claims to need? A warning per unsatisfied kind, never an error,
 //! because the check reads declarations only.
 
-use std::fmt::Write;
 use std::sync::Arc;
 
 use skill_core::{IdHashSet, Skill};
@@ -84,7 +83,9 @@ pub fn check_vocabularies(skills: &[Skill]) -> Vec<Problem> {
                 continue;
             }
             let mut message = String::with_capacity(32 + kind.len() + skill.id.len());
-            let _ = write!(message, "Skill \"{}\" consumes '{kind}'.", skill.id);
+            for part in ["Skill \"", &skill.id, "\" consumes '", kind, "'."] {
+                message.push_str(part);
+            }
             problems.push(warning(
                 skill,
                 None,
@@ -106,13 +107,19 @@ pub fn check_vocabularies(skills: &[Skill]) -> Vec<Problem> {
                 }
                 let mut message =
                     String::with_capacity(48 + kind.len() + skill.id.len() + step.tool.len());
-                let _ = write!(
-                    message,
-                    "Step {} of skill \"{}\" (tool '{}') consumes '{kind}'.",
-                    index + 1,
-                    skill.id,
-                    step.tool
-                );
+                message.push_str("Step ");
+                push_decimal(&mut message, index + 1);
+                for part in [
+                    " of skill \"",
+                    &skill.id,
+                    "\" (tool '",
+                    &step.tool,
+                    "') consumes '",
+                    kind,
+                    "'.",
+                ] {
+                    message.push_str(part);
+                }
                 let message = Message::with_shared(message, step_tail.clone());
                 problems.push(warning(
                     skill,
@@ -126,6 +133,22 @@ pub fn check_vocabularies(skills: &[Skill]) -> Vec<Problem> {
         }
     }
     problems
+}
+
+/// `n` in decimal, appended without the formatting machinery (one warning
+/// per unsatisfied kind: a large catalog writes thousands).
+fn push_decimal(out: &mut String, mut n: usize) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b"0123456789"[n % 10];
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend(digits[start..].iter().map(|&digit| char::from(digit)));
 }
 
 /// The kinds of a declaration (none when it is absent).
@@ -184,6 +207,15 @@ mod tests {
                 )
             })
             .collect()
+    }
+
+    #[test]
+    fn decimals_are_written_as_display_writes_them() {
+        for n in [0, 1, 9, 10, 99, 100, 12_345, usize::MAX] {
+            let mut out = String::from("#");
+            push_decimal(&mut out, n);
+            assert_eq!(out, format!("#{n}"));
+        }
     }
 
     #[test]
