@@ -4,7 +4,8 @@
 
 use serde::{Serialize, Serializer};
 use skill_core::{
-    IdHashMap, IdHashSet, IdSet, ReadSkillOffer, Skill, TargetClass, classify_target, spoken,
+    IdHashMap, IdHashSet, IdSet, MenuCandidate, ReadSkillOffer, Skill, TargetClass,
+    classify_target, spoken,
 };
 
 /// Which description the offer calls for.
@@ -124,6 +125,9 @@ impl Flags {
     const HIDDEN: u8 = 1;
     const GRANTABLE: u8 = 2;
     const DESCRIBED: u8 = 4;
+    /// A menu candidate's id: a visible skill with it is a menu row, which
+    /// is written first and so is the one that carries the description.
+    const CANDIDATE: u8 = 8;
 
     fn hidden(self) -> bool {
         self.0 & Flags::HIDDEN != 0
@@ -133,19 +137,36 @@ impl Flags {
         self.0 & Flags::GRANTABLE != 0
     }
 
-    /// A row for `skill`, whose id these flags are for, unless it is hidden;
-    /// described if its id has not been yet.
+    fn candidate(self) -> bool {
+        self.0 & Flags::CANDIDATE != 0
+    }
+
+    /// A list row for `skill`, whose id these flags are for, unless it is
+    /// hidden; described if its id has not been yet (a candidate's id never
+    /// is here: its menu row describes it).
     fn name<'a>(&mut self, skill: &'a Skill) -> Option<Row<'a>> {
+        if self.candidate() {
+            return (!self.hidden()).then(|| row(skill, false));
+        }
+        self.name_first(skill)
+    }
+
+    /// A row for `skill` unless it is hidden, described the first time.
+    fn name_first<'a>(&mut self, skill: &'a Skill) -> Option<Row<'a>> {
         if self.hidden() {
             return None;
         }
         let described = self.0 & Flags::DESCRIBED == 0;
         self.0 |= Flags::DESCRIBED;
-        Some(Row {
-            id: &skill.id,
-            described,
-            description: skill.description.as_deref(),
-        })
+        Some(row(skill, described))
+    }
+}
+
+fn row(skill: &Skill, described: bool) -> Row<'_> {
+    Row {
+        id: &skill.id,
+        described,
+        description: skill.description.as_deref(),
     }
 }
 
@@ -165,28 +186,32 @@ struct Ids<'a> {
 }
 
 impl<'a> Ids<'a> {
-    fn new(skills: usize, offer: &'a ReadSkillOffer) -> Self {
+    fn new(skills: usize, offer: &'a ReadSkillOffer, candidates: &'a [MenuCandidate]) -> Self {
         let grantable = offer.grantable.as_deref().unwrap_or_default();
         let mut flags = IdHashMap::with_capacity_and_hasher(
-            skills + offer.hidden_ids.len() + grantable.len(),
+            skills + offer.hidden_ids.len() + grantable.len() + candidates.len(),
             Default::default(),
         );
-        for id in &offer.hidden_ids {
-            flags.entry(id.as_str()).or_insert(Flags::default()).0 |= Flags::HIDDEN;
+        let marked = [
+            (Flags::HIDDEN, offer.hidden_ids.as_slice()),
+            (Flags::GRANTABLE, grantable),
+        ];
+        for (flag, ids) in marked {
+            for id in ids {
+                flags.entry(id.as_str()).or_insert(Flags::default()).0 |= flag;
+            }
         }
-        for id in grantable {
-            flags.entry(id.as_str()).or_insert(Flags::default()).0 |= Flags::GRANTABLE;
+        for candidate in candidates {
+            flags
+                .entry(candidate.id.as_str())
+                .or_insert(Flags::default())
+                .0 |= Flags::CANDIDATE;
         }
         Ids { flags }
     }
 
     fn flags(&self, id: &str) -> Flags {
         self.flags.get(id).copied().unwrap_or_default()
-    }
-
-    /// A row for `skill` unless it is hidden, with one lookup.
-    fn visible_row(&mut self, skill: &'a Skill) -> Option<Row<'a>> {
-        self.flags.entry(&skill.id).or_default().name(skill)
     }
 }
 
@@ -223,82 +248,81 @@ pub fn offer_view<'a>(skills: &'a [Skill], offer: Option<&'a ReadSkillOffer>) ->
             .collect();
         return view;
     };
-    // What the offer says of each id, looked up once per skill: hidden,
-    // grantable, already described.
-    let mut ids = Ids::new(skills.len(), offer);
     let candidates = offer
         .menu
         .as_ref()
         .map(|m| m.candidates.as_slice())
         .unwrap_or_default();
-    let mut menu_rows = Vec::new();
-    if !candidates.is_empty() {
-        // The last visible skill with a candidate's id stands for it, as a
-        // map built over the catalog would have it. A menu is a handful of
-        // rows, so each skill is compared, not hashed.
-        let mut chosen: Vec<Option<&Skill>> = vec![None; candidates.len()];
-        for skill in skills {
+    // What the offer says of each id, looked up once per skill: hidden,
+    // grantable, a menu candidate, already described.
+    let mut ids = Ids::new(skills.len(), offer, candidates);
+    let named = offer
+        .cursor_id
+        .as_deref()
+        .or_else(|| offer.menu.as_ref().and_then(|m| m.cursor_id.as_deref()));
+    let cursor = named.filter(|id| !ids.flags(id).hidden());
+    let mut view = OfferView::empty(match (&offer.grantable, offer.tree_routed) {
+        (None, _) => OfferMode::Catalog,
+        (Some(_), true) => OfferMode::Tree,
+        (Some(_), false) => OfferMode::Graph,
+    });
+    // One pass over the catalog, one lookup per skill. The last skill with a
+    // candidate's id stands for it in the menu, as a map built over the
+    // catalog would have it. Hops are gathered unfiltered (the hidden filter
+    // applies to what is named, not to what the graph holds). Rows are
+    // described as they are met: no id is both a hop and unreachable, so that
+    // is each list's order.
+    let mut chosen: Vec<Option<&Skill>> = vec![None; candidates.len()];
+    let no_open: [&str; 0] = [];
+    let refusable = view.mode == OfferMode::Graph && offer.show_refusable;
+    let mut hops = Vec::new();
+    for skill in skills {
+        let flags = ids.flags.entry(&skill.id).or_default();
+        if flags.candidate() {
             for (slot, candidate) in chosen.iter_mut().zip(candidates) {
                 if candidate.id == skill.id {
                     *slot = Some(skill);
                 }
             }
         }
-        for (candidate, skill) in candidates.iter().zip(chosen) {
-            let Some(row) = skill.and_then(|s| ids.visible_row(s)) else {
-                continue;
-            };
-            menu_rows.push(MenuRow {
-                id: row.id,
-                described: row.described,
-                relevance_pct: candidate.relevance.map(|r| js_round(r * 100.0)),
-                description: row.description,
-            });
+        if view.mode == OfferMode::Catalog {
+            view.catalog.extend(flags.name(skill));
+            continue;
+        }
+        match classify_target(cursor, &skill.id, Known(flags.grantable()), &no_open[..]) {
+            TargetClass::Hop => hops.push(flags.name(skill)),
+            TargetClass::Unreachable if refusable => view.refusable.extend(flags.name(skill)),
+            _ => {}
         }
     }
-    let named = offer
-        .cursor_id
-        .as_deref()
-        .or_else(|| offer.menu.as_ref().and_then(|m| m.cursor_id.as_deref()));
-    let cursor = named.filter(|id| !ids.flags(id).hidden());
-    let stay = offer.menu.as_ref().is_some_and(|m| m.stay) && cursor.is_some();
-    let menu_shown = offer.menu.is_some() && !menu_rows.is_empty();
-
-    let mut view = OfferView::empty(match (&offer.grantable, offer.tree_routed) {
-        (None, _) => OfferMode::Catalog,
-        (Some(_), true) => OfferMode::Tree,
-        (Some(_), false) => OfferMode::Graph,
-    });
-    if view.mode == OfferMode::Catalog {
-        view.catalog = skills.iter().filter_map(|s| ids.visible_row(s)).collect();
-        if view.catalog.is_empty() {
-            return OfferView::empty(OfferMode::NoSkills);
-        }
-    } else {
-        // One pass over the catalog, one lookup per skill. Hops are gathered
-        // unfiltered (the hidden filter applies to what is named, not to what
-        // the graph holds). Rows are described as they are met: no id is both
-        // a hop and unreachable, so that is each list's order.
-        let no_open: [&str; 0] = [];
-        let refusable = view.mode == OfferMode::Graph && offer.show_refusable;
-        let mut hops = Vec::new();
-        for skill in skills {
-            let flags = ids.flags.entry(&skill.id).or_default();
-            match classify_target(cursor, &skill.id, Known(flags.grantable()), &no_open[..]) {
-                TargetClass::Hop => hops.push(flags.name(skill)),
-                TargetClass::Unreachable if refusable => view.refusable.extend(flags.name(skill)),
-                _ => {}
-            }
-        }
-        let hops = spoken(hops, Option::is_some);
-        let rows: Vec<Row<'a>> = hops.named.into_iter().flatten().collect();
-        if view.mode == OfferMode::Graph {
+    if view.mode == OfferMode::Catalog && view.catalog.is_empty() {
+        return OfferView::empty(OfferMode::NoSkills);
+    }
+    let hops = spoken(hops, Option::is_some);
+    let rows: Vec<Row<'a>> = hops.named.into_iter().flatten().collect();
+    match view.mode {
+        OfferMode::Graph => {
             view.reachable = rows;
             view.nothing_reachable = !hops.held;
-        } else {
-            view.tree_open = rows;
         }
+        OfferMode::Tree => view.tree_open = rows,
+        OfferMode::Catalog | OfferMode::NoSkills => {}
     }
+    // The menu, written first: the first row of each id is described.
+    let mut menu_rows = Vec::new();
+    for (candidate, skill) in candidates.iter().zip(chosen) {
+        let Some(row) = skill.and_then(|s| ids.flags.get_mut(s.id.as_str())?.name_first(s)) else {
+            continue;
+        };
+        menu_rows.push(MenuRow {
+            id: row.id,
+            described: row.described,
+            relevance_pct: candidate.relevance.map(|r| js_round(r * 100.0)),
+            description: row.description,
+        });
+    }
+    let stay = offer.menu.as_ref().is_some_and(|m| m.stay) && cursor.is_some();
+    let menu_shown = offer.menu.is_some() && !menu_rows.is_empty();
     view.cursor = cursor;
     view.stay = stay;
     view.menu_allows_no_pick = menu_shown && !stay;
@@ -364,6 +388,46 @@ mod tests {
                 "reachable": [{"id": "beta", "described": false}], "nothing_reachable": false,
                 "refusable": [{"id": "gamma", "described": true}]
             })
+        );
+    }
+
+    #[test]
+    fn repeated_ids_are_described_once_in_catalog_mode() {
+        let mut catalog = skills(&["alpha", "beta", "alpha", "beta", "gamma"]);
+        catalog[2].description = Some("second alpha".into());
+        let candidate = |id: &str| MenuCandidate {
+            id: id.into(),
+            relevance: None,
+        };
+        let offer = ReadSkillOffer {
+            menu: Some(Menu {
+                candidates: vec![candidate("alpha"), candidate("alpha"), candidate("none")],
+                cursor_id: None,
+                stay: false,
+            }),
+            ..ReadSkillOffer::default()
+        };
+        let view = offer_view(&catalog, Some(&offer));
+        let menu: Vec<_> = view
+            .menu
+            .iter()
+            .flatten()
+            .map(|r| (r.described, r.description))
+            .collect();
+        assert_eq!(
+            menu,
+            [(true, Some("second alpha")), (false, Some("second alpha"))]
+        );
+        let listed: Vec<_> = view.catalog.iter().map(|r| (r.id, r.described)).collect();
+        assert_eq!(
+            listed,
+            [
+                ("alpha", false),
+                ("beta", true),
+                ("alpha", false),
+                ("beta", false),
+                ("gamma", true)
+            ]
         );
     }
 
