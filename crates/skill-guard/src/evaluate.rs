@@ -101,7 +101,8 @@ fn hop_passes(compiled: &Compiled, value: &ConditionValue, view: &GuardView<'_>)
                 Source::Result => Some(view.result),
                 Source::Status => view.status,
                 Source::CurrentSkillId => view.current_skill_id,
-                _ => None,
+                // Compile gives `Text` to the string keys above only.
+                Source::Iteration | Source::Field(_) => None,
             };
             text.is_some_and(|text| same_text(text, expected)) == equal
         }

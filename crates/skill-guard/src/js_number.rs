@@ -131,8 +131,8 @@ fn radix_integer(digits: &str, radix: u32) -> f64 {
 /// to `n`, laid out in decimal for `1e-7 <= |n| < 1e21` and in exponent form
 /// (`1e+21`, `1.5e-7`) otherwise; `-0` prints as `0`.
 pub fn to_js_string(n: f64) -> String {
-    // The longest is 24 bytes: `-1.2345678901234567e-308`.
-    let mut out = String::with_capacity(24);
+    // The longest is 25 bytes: `-0.0000012345678901234567`.
+    let mut out = String::with_capacity(25);
     write_js_number(&mut out, n);
     out
 }

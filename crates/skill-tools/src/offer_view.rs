@@ -308,7 +308,8 @@ pub fn offer_view<'a>(skills: &'a [Skill], offer: Option<&'a ReadSkillOffer>) ->
         OfferMode::Tree => view.tree_open = rows,
         OfferMode::Catalog | OfferMode::NoSkills => {}
     }
-    // The menu, written first: the first row of each id is described.
+    // The menu, written first: the first row of each id is described. Every
+    // candidate's id has flags (`Ids::new` marked it).
     let mut menu_rows = Vec::new();
     for (candidate, skill) in candidates.iter().zip(chosen) {
         let Some(row) = skill.and_then(|s| ids.flags.get_mut(s.id.as_str())?.name_first(s)) else {

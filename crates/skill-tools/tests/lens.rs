@@ -47,7 +47,15 @@ fn catalog() -> impl Strategy<Value = Vec<Skill>> {
 
 fn offer() -> impl Strategy<Value = ReadSkillOffer> {
     let menu = (
-        prop::collection::vec((id(), prop::option::of(0.0f64..1.0)), 0..4),
+        // Any number a host may pass, huge and non-finite ones included:
+        // the note prints it in full.
+        prop::collection::vec(
+            (
+                id(),
+                prop::option::of(prop_oneof![0.0f64..1.0, any::<f64>()]),
+            ),
+            0..4,
+        ),
         prop::option::of(id()),
         any::<bool>(),
     )
@@ -283,4 +291,24 @@ fn snapshot_tree_and_no_skills() {
         offer_view(&desk(), Some(&all_hidden)).render(),
         "Activates a skill for the next iteration. No skill is offered to you on this call: answer without one, or say what you cannot do."
     );
+}
+
+#[test]
+fn relevance_notes_of_any_size_render() {
+    // A relevance is any number the host passed, and its note prints it in
+    // full: three notes of over 300 digits each.
+    let candidate = MenuCandidate {
+        id: "refunds".into(),
+        relevance: Some(-1.7e306),
+    };
+    let offer = ReadSkillOffer {
+        menu: Some(Menu {
+            candidates: vec![candidate.clone(), candidate.clone(), candidate],
+            cursor_id: None,
+            stay: false,
+        }),
+        ..ReadSkillOffer::default()
+    };
+    let text = offer_view(&desk(), Some(&offer)).render();
+    assert_eq!(text.matches("(relevance about -17000000000").count(), 3);
 }
