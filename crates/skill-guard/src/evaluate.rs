@@ -76,17 +76,25 @@ impl Test {
     }
 }
 
+/// The text a string hop key reads (`Some(None)`: the key is absent from
+/// this hop); `None` for the keys that do not hold text.
+fn hop_text<'v>(view: &GuardView<'v>, source: Source) -> Option<Option<&'v str>> {
+    match source {
+        Source::ToolName => Some(Some(view.tool_name)),
+        Source::Result => Some(Some(view.result)),
+        Source::Status => Some(view.status),
+        Source::UserMessage => Some(Some(view.user_message)),
+        Source::CurrentSkillId => Some(view.current_skill_id),
+        Source::Iteration | Source::Field(_) => None,
+    }
+}
+
 /// The actual value a hop key reads.
 fn hop_value<'v>(view: &GuardView<'v>, source: Source) -> JsValue<'v> {
-    let text = |s: &'v str| JsValue::Str(Cow::Borrowed(s));
-    match source {
-        Source::ToolName => text(view.tool_name),
-        Source::Result => text(view.result),
-        Source::Status => view.status.map_or(JsValue::Undefined, text),
-        Source::Iteration => JsValue::Number(view.iteration),
-        Source::UserMessage => text(view.user_message),
-        Source::CurrentSkillId => view.current_skill_id.map_or(JsValue::Undefined, text),
-        Source::Field(_) => JsValue::Undefined,
+    match hop_text(view, source) {
+        Some(text) => text.map_or(JsValue::Undefined, |s| JsValue::Str(Cow::Borrowed(s))),
+        None if source == Source::Iteration => JsValue::Number(view.iteration),
+        None => JsValue::Undefined,
     }
 }
 
@@ -95,15 +103,7 @@ fn hop_value<'v>(view: &GuardView<'v>, source: Source) -> JsValue<'v> {
 fn hop_passes(compiled: &Compiled, value: &ConditionValue, view: &GuardView<'_>) -> bool {
     match (compiled.direct, value) {
         (Direct::Text(equal), ConditionValue::Scalar(GuardValue::String(expected))) => {
-            let text = match compiled.source {
-                Source::ToolName => Some(view.tool_name),
-                Source::UserMessage => Some(view.user_message),
-                Source::Result => Some(view.result),
-                Source::Status => view.status,
-                Source::CurrentSkillId => view.current_skill_id,
-                // Compile gives `Text` to the string keys above only.
-                Source::Iteration | Source::Field(_) => None,
-            };
+            let text = hop_text(view, compiled.source).flatten();
             text.is_some_and(|text| same_text(text, expected)) == equal
         }
         (Direct::Iteration(relation, bound), _) => {
