@@ -7,7 +7,7 @@
 //! named, nothing is predicted about what `read_skill` would do, except that
 //! staying is allowed when it is.
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 use crate::offer_view::{MenuRow, OfferMode, OfferView, Row};
 
@@ -49,19 +49,19 @@ impl OfferView<'_> {
         match self.mode {
             OfferMode::Catalog => {
                 out.push_str(" Skills you can pick:\n");
-                rows_into(&mut out, &self.catalog);
+                let _ = rows_into(&mut out, &self.catalog);
             }
             OfferMode::Tree => {
                 out.push_str(
                     " This map is a decision tree: it routes by its own conditions on every iteration and keeps \
                      no cursor for read_skill to move. The skills it leaves to you:\n",
                 );
-                rows_into(&mut out, &self.tree_open);
+                let _ = rows_into(&mut out, &self.tree_open);
             }
             OfferMode::Graph => {
                 if !self.reachable.is_empty() {
                     out.push_str("\n\nReachable from here:\n");
-                    rows_into(&mut out, &self.reachable);
+                    let _ = rows_into(&mut out, &self.reachable);
                 } else if self.nothing_reachable {
                     out.push_str(
                         "\n\nNothing is reachable from here; go on with what you have, or finish.",
@@ -69,7 +69,7 @@ impl OfferView<'_> {
                 }
                 if !self.refusable.is_empty() {
                     out.push_str("\n\nNot reachable from here:\n");
-                    rows_into(&mut out, &self.refusable);
+                    let _ = rows_into(&mut out, &self.refusable);
                 }
             }
             OfferMode::NoSkills => {}
@@ -81,35 +81,28 @@ impl OfferView<'_> {
     }
 
     /// At least the length of the rendered text, so that it is written into
-    /// one allocation: the rows are most of it, and their lengths are known.
+    /// one allocation: the rows are most of it.
     fn text_len_bound(&self) -> usize {
         // Every fixed sentence one view can write together (about 620
         // bytes), with room to spare; `render` asserts the bound in debug
         // builds, which the lens properties exercise on every mode.
         const FIXED: usize = 768;
-        let menu = self.menu.as_deref().unwrap_or_default();
-        let menu_len: usize = menu
-            .iter()
-            .map(|row| {
-                let mut note = Counted(0);
-                if let Some(pct) = row.relevance_pct {
-                    write_relevance(&mut note, pct);
-                }
-                row_len(row.id, row.described, row.description) + note.0 + 1
-            })
-            .sum();
-        let lists = [
+        // The rows are counted by writing them, so the count cannot drift
+        // from what is written (a relevance note prints the host's number in
+        // full, whatever its size).
+        let mut rows = Counted(0);
+        for row in self.menu.iter().flatten() {
+            let _ = menu_row_into(&mut rows, row);
+        }
+        for list in [
             &self.catalog,
             &self.tree_open,
             &self.reachable,
             &self.refusable,
-        ];
-        let rows_len: usize = lists
-            .iter()
-            .flat_map(|rows| rows.iter())
-            .map(|row| row_len(row.id, row.described, row.description) + 1)
-            .sum();
-        FIXED + 2 * self.cursor.map_or(0, str::len) + menu_len + rows_len
+        ] {
+            let _ = rows_into(&mut rows, list);
+        }
+        FIXED + 2 * self.cursor.map_or(0, str::len) + rows.0
     }
 
     /// The menu and the cursor, ahead of everything else.
@@ -117,7 +110,7 @@ impl OfferView<'_> {
         if let Some(menu) = &self.menu {
             out.push_str("This turn calls for a routing choice. Candidates, advisory (let the conversation decide):\n");
             for row in menu {
-                menu_row_into(out, row);
+                let _ = menu_row_into(out, row);
             }
             if !self.stay {
                 out.push_str("You may also answer without calling read_skill.\n\n");
@@ -136,48 +129,39 @@ impl OfferView<'_> {
     }
 }
 
-/// The length of what [`row_into`] writes.
-fn row_len(id: &str, described: bool, description: Option<&str>) -> usize {
-    let described = if described {
-        2 + description.map_or(NO_DESCRIPTION.len(), str::len)
-    } else {
-        0
-    };
-    3 + id.len() + described
-}
-
-fn row_into(out: &mut String, id: &str, described: bool, description: Option<&str>) {
-    out.push_str(" - ");
-    out.push_str(id);
+/// One row: its id, and its description when it is the described one.
+fn row_into(
+    out: &mut impl Write,
+    id: &str,
+    described: bool,
+    description: Option<&str>,
+) -> fmt::Result {
+    out.write_str(" - ")?;
+    out.write_str(id)?;
     if described {
-        out.push_str(": ");
-        out.push_str(description.unwrap_or(NO_DESCRIPTION));
+        out.write_str(": ")?;
+        out.write_str(description.unwrap_or(NO_DESCRIPTION))?;
     }
+    Ok(())
 }
 
 /// The rows, one per line, with no line break after the last.
-fn rows_into(out: &mut String, rows: &[Row<'_>]) {
+fn rows_into(out: &mut impl Write, rows: &[Row<'_>]) -> fmt::Result {
     for (index, row) in rows.iter().enumerate() {
         if index > 0 {
-            out.push('\n');
+            out.write_char('\n')?;
         }
-        row_into(out, row.id, row.described, row.description);
+        row_into(out, row.id, row.described, row.description)?;
     }
+    Ok(())
 }
 
-fn menu_row_into(out: &mut String, row: &MenuRow<'_>) {
-    row_into(out, row.id, row.described, row.description);
+fn menu_row_into(out: &mut impl Write, row: &MenuRow<'_>) -> fmt::Result {
+    row_into(out, row.id, row.described, row.description)?;
     if let Some(pct) = row.relevance_pct {
-        write_relevance(out, pct);
+        write!(out, " (relevance about {pct}%)")?;
     }
-    out.push('\n');
-}
-
-/// A menu row's relevance note. Its length has no fixed bound (`pct` is any
-/// number the host passed, printed in full), so the size estimate counts it
-/// by writing it into [`Counted`].
-fn write_relevance(out: &mut impl Write, pct: f64) {
-    let _ = write!(out, " (relevance about {pct}%)");
+    out.write_char('\n')
 }
 
 /// A writer that only counts the bytes written to it.
