@@ -2,6 +2,7 @@
 //! a consumer claims to need? A warning per unsatisfied kind, never an error,
 //! because the check reads declarations only.
 
+use std::fmt::Write;
 use std::sync::Arc;
 
 use skill_core::{IdHashSet, Skill};
@@ -107,8 +108,7 @@ pub fn check_vocabularies(skills: &[Skill]) -> Vec<Problem> {
                 }
                 let mut message =
                     String::with_capacity(48 + kind.len() + skill.id.len() + step.tool.len());
-                message.push_str("Step ");
-                push_decimal(&mut message, index + 1);
+                let _ = write!(message, "Step {}", index + 1);
                 for part in [
                     " of skill \"",
                     &skill.id,
@@ -133,22 +133,6 @@ pub fn check_vocabularies(skills: &[Skill]) -> Vec<Problem> {
         }
     }
     problems
-}
-
-/// `n` in decimal, appended without the formatting machinery (one warning
-/// per unsatisfied kind: a large catalog writes thousands).
-fn push_decimal(out: &mut String, mut n: usize) {
-    let mut digits = [0u8; 20];
-    let mut start = digits.len();
-    loop {
-        start -= 1;
-        digits[start] = b"0123456789"[n % 10];
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend(digits[start..].iter().map(|&digit| char::from(digit)));
 }
 
 /// The kinds of a declaration (none when it is absent).
@@ -207,15 +191,6 @@ mod tests {
                 )
             })
             .collect()
-    }
-
-    #[test]
-    fn decimals_are_written_as_display_writes_them() {
-        for n in [0, 1, 9, 10, 99, 100, 12_345, usize::MAX] {
-            let mut out = String::from("#");
-            push_decimal(&mut out, n);
-            assert_eq!(out, format!("#{n}"));
-        }
     }
 
     #[test]
