@@ -10,6 +10,9 @@ use serde_json::Value;
 use skill_core::Skill;
 use skill_guard::js::is_space;
 
+use crate::code::ProblemCode;
+use crate::problem::Problem;
+
 /// Which vocabulary a declaration is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Vocabulary {
@@ -220,20 +223,20 @@ fn carried_hint(carried: &[String]) -> String {
 }
 
 impl AuthoringFault {
-    /// The stable code of the fault.
-    pub fn code(&self) -> &'static str {
+    /// The stable code of the fault, as a check-up problem.
+    pub fn code(&self) -> ProblemCode {
         match self {
             AuthoringFault::Vocabulary(err) => match err {
-                VocabularyError::NotAList { .. } => "vocabulary-not-a-list",
-                VocabularyError::Empty { .. } => "vocabulary-empty",
-                VocabularyError::NotAKind { .. } => "vocabulary-not-a-kind",
-                VocabularyError::Repeated { .. } => "vocabulary-repeated",
+                VocabularyError::NotAList { .. } => ProblemCode::VocabularyNotAList,
+                VocabularyError::Empty { .. } => ProblemCode::VocabularyEmpty,
+                VocabularyError::NotAKind { .. } => ProblemCode::VocabularyNotAKind,
+                VocabularyError::Repeated { .. } => ProblemCode::VocabularyRepeated,
             },
-            AuthoringFault::OnSkipWithoutSteps => "on-skip-without-steps",
-            AuthoringFault::EmptySteps => "empty-steps",
-            AuthoringFault::StepToolMissing { .. } => "step-tool-missing",
-            AuthoringFault::StepNoteBlank => "step-note-blank",
-            AuthoringFault::StepToolNotCarried { .. } => "step-tool-not-carried",
+            AuthoringFault::OnSkipWithoutSteps => ProblemCode::OnSkipWithoutSteps,
+            AuthoringFault::EmptySteps => ProblemCode::EmptySteps,
+            AuthoringFault::StepToolMissing { .. } => ProblemCode::StepToolMissing,
+            AuthoringFault::StepNoteBlank => ProblemCode::StepNoteBlank,
+            AuthoringFault::StepToolNotCarried { .. } => ProblemCode::StepToolNotCarried,
         }
     }
 }
@@ -251,9 +254,20 @@ pub struct AuthoringError {
 }
 
 impl AuthoringError {
-    /// The stable code of the fault.
-    pub fn code(&self) -> &'static str {
+    /// The stable code of the fault, as a check-up problem.
+    pub fn code(&self) -> ProblemCode {
         self.fault.code()
+    }
+}
+
+impl From<AuthoringError> for Problem {
+    /// The error as a check-up problem, located at its skill and step.
+    fn from(err: AuthoringError) -> Self {
+        let problem = Problem::new(err.code(), err.to_string()).about_skill(err.skill);
+        match err.step {
+            Some(step) => problem.at_step(step),
+            None => problem,
+        }
     }
 }
 
@@ -393,10 +407,15 @@ mod tests {
         assert_eq!(
             codes,
             [
-                (Some(2), "step-tool-not-carried"),
-                (Some(2), "step-note-blank"),
-                (Some(2), "vocabulary-empty")
+                (Some(2), ProblemCode::StepToolNotCarried),
+                (Some(2), ProblemCode::StepNoteBlank),
+                (Some(2), ProblemCode::VocabularyEmpty)
             ]
+        );
+        let problem = Problem::from(errors[0].clone());
+        assert_eq!(
+            (problem.code(), problem.skill(), problem.step()),
+            (ProblemCode::StepToolNotCarried, Some("billing"), Some(2))
         );
         assert_eq!(
             errors[0].to_string(),
@@ -410,9 +429,12 @@ mod tests {
         skill.on_skip = Some("carry on".into());
         assert_eq!(
             validate_skill(&skill).unwrap_err().code(),
-            "on-skip-without-steps"
+            ProblemCode::OnSkipWithoutSteps
         );
         skill.steps = Some(Vec::new());
-        assert_eq!(validate_skill(&skill).unwrap_err().code(), "empty-steps");
+        assert_eq!(
+            validate_skill(&skill).unwrap_err().code(),
+            ProblemCode::EmptySteps
+        );
     }
 }

@@ -9,8 +9,7 @@ use std::fmt;
 use serde::Serialize;
 use skill_core::{Skill, SurfaceMode, Trigger, Via, activates_by_read};
 
-/// The code of the refusal as a check-up problem.
-pub const DELIVERED_NOWHERE: &str = "tool-only-delivered-nowhere";
+use crate::code::ProblemCode;
 
 /// How an offending skill is activated instead of by `read_skill`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -62,6 +61,13 @@ pub struct Offender {
 pub struct DeliveryRefusal {
     /// Every offending skill, in catalog order.
     pub offenders: Vec<Offender>,
+}
+
+impl DeliveryRefusal {
+    /// The refusal's code as a check-up problem.
+    pub fn code(&self) -> ProblemCode {
+        ProblemCode::ToolOnlyDeliveredNowhere
+    }
 }
 
 impl fmt::Display for DeliveryRefusal {

@@ -7,7 +7,8 @@
 use skill_core::{IdHashMap, IdHashSet, Route, SkillMap, Trigger};
 use skill_guard::{Guard, Preconditions, plain_caption, unsatisfiable};
 
-use crate::problem::{Checkup, Problem, Severity};
+use crate::code::ProblemCode;
+use crate::problem::{Checkup, Problem};
 use crate::problems_of;
 
 /// Every problem of `map`, in this order: names, entries, guards, routes,
@@ -15,7 +16,7 @@ use crate::problems_of;
 /// over the skills with the routing the map gives them.
 ///
 /// ```
-/// use skill_checkup::check_map;
+/// use skill_checkup::{check_map, ProblemCode};
 /// use skill_core::SkillMap;
 ///
 /// let map: SkillMap = serde_json::from_str(r#"{
@@ -24,8 +25,8 @@ use crate::problems_of;
 ///     "routes": [{ "from": "triage", "to": "refunds", "guard": { "score": { "gt": 5, "lt": 3 } } }]
 /// }"#)?;
 /// let checkup = check_map(&map);
-/// assert!(!checkup.ok);
-/// assert_eq!(checkup.problems[0].code, "guard-unsatisfiable");
+/// assert!(!checkup.ok());
+/// assert_eq!(checkup.problems[0].code(), ProblemCode::GuardUnsatisfiable);
 /// # Ok::<(), serde_json::Error>(())
 /// ```
 pub fn check_map(map: &SkillMap) -> Checkup {
@@ -46,7 +47,7 @@ fn names(map: &SkillMap, problems: &mut Vec<Problem>) {
              \"{entry}\", or correct the entry to one of: {}.",
             listed(&map.skills.iter().map(|s| s.id.as_str()).collect::<Vec<_>>())
         );
-        problems.push(Problem::new(Severity::Error, "unknown-skill", message).about_skill(entry));
+        problems.push(Problem::new(ProblemCode::UnknownSkill, message).about_skill(entry));
     }
     for route in &map.routes {
         for (end, id) in [("source", &route.from), ("target", &route.to)] {
@@ -59,7 +60,7 @@ fn names(map: &SkillMap, problems: &mut Vec<Problem>) {
                 route.name()
             );
             problems.push(
-                Problem::new(Severity::Error, "unknown-skill", message)
+                Problem::new(ProblemCode::UnknownSkill, message)
                     .about_route(&route.from, &route.to),
             );
         }
@@ -67,7 +68,7 @@ fn names(map: &SkillMap, problems: &mut Vec<Problem>) {
     if !map.skills.is_empty() && map.entries.is_empty() {
         let message = "The map has skills but no entry, so a run has no skill to start in. Add `entries` naming \
                        the skill where a run begins (for instance the triage skill).";
-        problems.push(Problem::new(Severity::Error, "no-entry", message));
+        problems.push(Problem::new(ProblemCode::NoEntry, message));
     }
 }
 
@@ -84,7 +85,7 @@ fn guards(map: &SkillMap, problems: &mut Vec<Problem>) {
                     error.code()
                 );
                 problems.push(
-                    Problem::new(Severity::Error, "guard-refused", message)
+                    Problem::new(ProblemCode::GuardRefused, message)
                         .about_route(&route.from, &route.to),
                 );
             }
@@ -103,7 +104,7 @@ fn guards(map: &SkillMap, problems: &mut Vec<Problem>) {
                         proof.key()
                     );
                     problems.push(
-                        Problem::new(Severity::Error, "guard-unsatisfiable", message)
+                        Problem::new(ProblemCode::GuardUnsatisfiable, message)
                             .about_route(&route.from, &route.to),
                     );
                 }
@@ -131,10 +132,8 @@ fn routes(map: &SkillMap, problems: &mut Vec<Problem>) {
              drop it (staying needs no route).",
             route.name()
         );
-        problems.push(
-            Problem::new(Severity::Warning, "self-loop", message)
-                .about_route(&route.from, &route.to),
-        );
+        problems
+            .push(Problem::new(ProblemCode::SelfLoop, message).about_route(&route.from, &route.to));
     }
     // Deterministic routes grouped by source, each group in declaration
     // order; each route is paired with the later ones of its group.
@@ -163,7 +162,7 @@ fn routes(map: &SkillMap, problems: &mut Vec<Problem>) {
                 first.from
             );
             problems.push(
-                Problem::new(Severity::Warning, "ambiguous-routes", message)
+                Problem::new(ProblemCode::AmbiguousRoutes, message)
                     .about_route(&second.from, &second.to),
             );
         }
@@ -186,9 +185,7 @@ fn reachability(map: &SkillMap, problems: &mut Vec<Problem>) {
              make it 'llm-activated'.",
             skill.id, skill.trigger
         );
-        problems.push(
-            Problem::new(Severity::Warning, "unreachable-skill", message).about_skill(&skill.id),
-        );
+        problems.push(Problem::new(ProblemCode::UnreachableSkill, message).about_skill(&skill.id));
     }
 }
 
@@ -214,7 +211,14 @@ mod tests {
         check_map(&map)
             .problems
             .into_iter()
-            .map(|p| (p.code, p.skill, p.from, p.to))
+            .map(|p| {
+                (
+                    p.code().as_str(),
+                    p.skill().map(str::to_owned),
+                    p.route().map(|(from, _)| from.to_owned()),
+                    p.route().map(|(_, to)| to.to_owned()),
+                )
+            })
             .collect()
     }
 

@@ -24,13 +24,14 @@
 //!     { "id": "billing", "trigger": "rule", "surface_mode": "tool-only", "body": "Refund carefully." }
 //! ]"#)?;
 //! let report = checkup(&skills);
-//! assert!(!report.ok);
-//! let codes: Vec<_> = report.problems.iter().map(|p| p.code).collect();
+//! assert!(!report.ok());
+//! let codes: Vec<_> = report.problems.iter().map(|p| p.code().as_str()).collect();
 //! assert_eq!(codes, ["artifact-kind-unsatisfied", "tool-only-delivered-nowhere"]);
 //! # Ok::<(), serde_json::Error>(())
 //! ```
 
 mod authoring;
+mod code;
 mod delivery;
 mod graph;
 mod problem;
@@ -40,12 +41,11 @@ pub use authoring::{
     AuthoringError, AuthoringFault, Vocabulary, VocabularyError, assert_kinds, assert_vocabulary,
     authoring_errors, validate_skill,
 };
-pub use delivery::{
-    Activation, DELIVERED_NOWHERE, DeliveryRefusal, Offender, tool_only_delivery_refusal,
-};
+pub use code::ProblemCode;
+pub use delivery::{Activation, DeliveryRefusal, Offender, tool_only_delivery_refusal};
 pub use graph::check_map;
 pub use problem::{Checkup, Message, Problem, Severity};
-pub use vocabulary::{UNSATISFIED, check_vocabularies};
+pub use vocabulary::check_vocabularies;
 
 use skill_core::Skill;
 
@@ -61,20 +61,11 @@ pub fn problems_of(skills: &[Skill]) -> Vec<Problem> {
     let mut problems: Vec<Problem> = skills
         .iter()
         .flat_map(authoring_errors)
-        .map(|err| {
-            let mut problem =
-                Problem::new(Severity::Error, err.code(), err.to_string()).about_skill(&err.skill);
-            problem.step = err.step;
-            problem
-        })
+        .map(Problem::from)
         .collect();
     problems.extend(check_vocabularies(skills));
     if let Some(refusal) = tool_only_delivery_refusal(skills) {
-        problems.push(Problem::new(
-            Severity::Error,
-            DELIVERED_NOWHERE,
-            refusal.to_string(),
-        ));
+        problems.push(Problem::new(refusal.code(), refusal.to_string()));
     }
     problems
 }

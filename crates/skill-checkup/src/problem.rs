@@ -4,7 +4,10 @@
 use std::fmt;
 use std::sync::Arc;
 
+use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
+
+use crate::code::ProblemCode;
 
 /// How bad a problem is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -32,42 +35,36 @@ impl fmt::Display for Severity {
     }
 }
 
-/// One finding. `code` is stable; `message` says what is wrong, why the
-/// check can say so, what it cannot see, and the fix. The optional fields
-/// locate it.
+/// One finding. Its code is stable and fixes its severity; its message says
+/// what is wrong, why the check can say so, what it cannot see, and the fix.
+/// The optional fields locate it. A problem is built with [`Problem::new`]
+/// and located with the `about_*`/`at_*` builders; it is read, never
+/// changed, through its accessors.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Problem {
-    /// Error or warning.
-    pub severity: Severity,
-    /// The stable code, e.g. `artifact-kind-unsatisfied`.
-    pub code: &'static str,
-    /// The whole explanation, in sentences.
-    pub message: Message,
-    /// The skill the problem is about.
+    /// Always `code.severity()`: stored so the JSON output names it.
+    severity: Severity,
+    code: ProblemCode,
+    message: Message,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub skill: Option<String>,
-    /// The step (one-based) within the skill.
+    skill: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub step: Option<usize>,
-    /// The tool the step runs.
+    step: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tool: Option<String>,
-    /// The artifact kind at issue.
+    tool: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
-    /// The source of the route at issue.
+    kind: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub from: Option<String>,
-    /// The target of the route at issue.
+    from: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub to: Option<String>,
+    to: Option<String>,
 }
 
 impl Problem {
-    /// A problem with no location yet.
-    pub fn new(severity: Severity, code: &'static str, message: impl Into<Message>) -> Self {
+    /// A problem with no location yet; its severity is its code's.
+    pub fn new(code: ProblemCode, message: impl Into<Message>) -> Self {
         Problem {
-            severity,
+            severity: code.severity(),
             code,
             message: message.into(),
             skill: None,
@@ -85,11 +82,69 @@ impl Problem {
         self
     }
 
+    /// The same problem, in step `step` (one-based) of its skill.
+    pub fn at_step(mut self, step: usize) -> Self {
+        self.step = Some(step);
+        self
+    }
+
+    /// The same problem, about the tool `tool` (the one its step runs).
+    pub fn about_tool(mut self, tool: impl Into<String>) -> Self {
+        self.tool = Some(tool.into());
+        self
+    }
+
+    /// The same problem, about the artifact kind `kind`.
+    pub fn about_kind(mut self, kind: impl Into<String>) -> Self {
+        self.kind = Some(kind.into());
+        self
+    }
+
     /// The same problem, about the route `from → to`.
     pub fn about_route(mut self, from: impl Into<String>, to: impl Into<String>) -> Self {
         self.from = Some(from.into());
         self.to = Some(to.into());
         self
+    }
+
+    /// Error or warning, as the code says.
+    pub fn severity(&self) -> Severity {
+        self.severity
+    }
+
+    /// The stable code, e.g. [`ProblemCode::ArtifactKindUnsatisfied`].
+    pub fn code(&self) -> ProblemCode {
+        self.code
+    }
+
+    /// The whole explanation, in sentences.
+    pub fn message(&self) -> &Message {
+        &self.message
+    }
+
+    /// The skill the problem is about.
+    pub fn skill(&self) -> Option<&str> {
+        self.skill.as_deref()
+    }
+
+    /// The step (one-based) within the skill.
+    pub fn step(&self) -> Option<usize> {
+        self.step
+    }
+
+    /// The tool the step runs.
+    pub fn tool(&self) -> Option<&str> {
+        self.tool.as_deref()
+    }
+
+    /// The artifact kind at issue.
+    pub fn kind(&self) -> Option<&str> {
+        self.kind.as_deref()
+    }
+
+    /// The route at issue: its source and its target.
+    pub fn route(&self) -> Option<(&str, &str)> {
+        self.from.as_deref().zip(self.to.as_deref())
     }
 
     /// Whether the problem is an error.
@@ -169,11 +224,10 @@ impl Serialize for Message {
     }
 }
 
-/// Every problem found, and whether none of them is an error.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+/// Every problem found. Whether the declaration is usable ([`Checkup::ok`])
+/// follows from them; it serializes as `{ "ok": …, "problems": […] }`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Checkup {
-    /// False when any problem is an error.
-    pub ok: bool,
     /// Every problem, in the order the checks ran.
     pub problems: Vec<Problem>,
 }
@@ -181,10 +235,12 @@ pub struct Checkup {
 impl Checkup {
     /// A check-up of these problems.
     pub fn from_problems(problems: Vec<Problem>) -> Self {
-        Checkup {
-            ok: !problems.iter().any(Problem::is_error),
-            problems,
-        }
+        Checkup { problems }
+    }
+
+    /// False when any problem is an error.
+    pub fn ok(&self) -> bool {
+        !self.problems.iter().any(Problem::is_error)
     }
 
     /// The errors.
@@ -198,25 +254,72 @@ impl Checkup {
     }
 }
 
+impl Serialize for Checkup {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut checkup = serializer.serialize_struct("Checkup", 2)?;
+        checkup.serialize_field("ok", &self.ok())?;
+        checkup.serialize_field("problems", &self.problems)?;
+        checkup.end()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn ok_is_false_only_with_an_error() {
-        let warning = Problem::new(Severity::Warning, "w", "m");
-        assert!(Checkup::from_problems(vec![warning.clone()]).ok);
-        let error = Problem::new(Severity::Error, "e", "m").about_route("a", "b");
+        let warning = Problem::new(ProblemCode::SelfLoop, "w");
+        assert_eq!(warning.severity(), Severity::Warning);
+        assert!(Checkup::from_problems(vec![warning.clone()]).ok());
+        let error = Problem::new(ProblemCode::GuardRefused, "m").about_route("a", "b");
+        assert_eq!(error.route(), Some(("a", "b")));
         let checkup = Checkup::from_problems(vec![warning, error]);
-        assert!(!checkup.ok);
+        assert!(!checkup.ok());
         assert_eq!(checkup.errors().count(), 1);
-        let json = serde_json::to_value(&checkup).unwrap();
+        assert_eq!(checkup.warnings().count(), 1);
+        assert_eq!(
+            serde_json::to_string(&checkup).unwrap(),
+            r#"{"ok":false,"problems":[{"severity":"warning","code":"self-loop","message":"w"},"#
+                .to_owned()
+                + r#"{"severity":"error","code":"guard-refused","message":"m","from":"a","to":"b"}]}"#
+        );
+        assert_eq!(
+            serde_json::to_string(&Checkup::default()).unwrap(),
+            r#"{"ok":true,"problems":[]}"#
+        );
+    }
+
+    #[test]
+    fn located_fields_serialize_in_order_when_set() {
+        let problem = Problem::new(ProblemCode::ArtifactKindUnsatisfied, "m")
+            .about_skill("s")
+            .at_step(2)
+            .about_tool("t")
+            .about_kind("k");
+        assert_eq!(
+            (
+                problem.skill(),
+                problem.step(),
+                problem.tool(),
+                problem.kind()
+            ),
+            (Some("s"), Some(2), Some("t"), Some("k"))
+        );
+        assert_eq!(problem.route(), None);
+        assert_eq!(
+            serde_json::to_string(&problem).unwrap(),
+            r#"{"severity":"warning","code":"artifact-kind-unsatisfied","message":"m","skill":"s","step":2,"tool":"t","kind":"k"}"#
+        );
+        assert_eq!(problem.to_string(), "warning[artifact-kind-unsatisfied]: m");
+    }
+
+    #[test]
+    fn a_shared_paragraph_follows_the_own_sentences() {
         let shared = Message::with_shared("Own.".into(), Arc::from("Shared."));
         assert_eq!(serde_json::to_value(&shared).unwrap(), "Own. Shared.");
         assert!(shared.contains("Shared") && shared.starts_with("Own. S"));
-        assert_eq!(
-            json["problems"][1],
-            serde_json::json!({"severity": "error", "code": "e", "message": "m", "from": "a", "to": "b"})
-        );
+        let alone = Message::with_shared(String::new(), Arc::from("Shared."));
+        assert_eq!(alone.to_string(), "Shared.");
     }
 }

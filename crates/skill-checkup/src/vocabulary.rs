@@ -7,10 +7,8 @@ use std::sync::Arc;
 
 use skill_core::{IdHashSet, Skill};
 
-use crate::problem::{Message, Problem, Severity};
-
-/// The code of every warning this check emits.
-pub const UNSATISFIED: &str = "artifact-kind-unsatisfied";
+use crate::code::ProblemCode;
+use crate::problem::{Message, Problem};
 
 /// What every warning says about the limits of the check.
 const BOUNDARY: &str = "This check reads declarations only. It cannot see a tool that makes an \
@@ -147,11 +145,13 @@ fn warning(
     kind: &str,
     message: Message,
 ) -> Problem {
-    let mut problem = Problem::new(Severity::Warning, UNSATISFIED, message).about_skill(&skill.id);
-    problem.step = step;
-    problem.tool = tool.map(str::to_owned);
-    problem.kind = Some(kind.to_owned());
-    problem
+    let problem = Problem::new(ProblemCode::ArtifactKindUnsatisfied, message)
+        .about_skill(skill.id.as_str())
+        .about_kind(kind);
+    match (step, tool) {
+        (Some(step), Some(tool)) => problem.at_step(step).about_tool(tool),
+        _ => problem,
+    }
 }
 
 /// The sentence naming what the agent does declare it produces: a check is
@@ -185,9 +185,9 @@ mod tests {
             .iter()
             .map(|p| {
                 (
-                    p.skill.clone().unwrap_or_default(),
-                    p.step,
-                    p.kind.clone().unwrap_or_default(),
+                    p.skill().unwrap_or_default().to_owned(),
+                    p.step(),
+                    p.kind().unwrap_or_default().to_owned(),
                 )
             })
             .collect()
@@ -241,9 +241,9 @@ mod tests {
         assert!(
             problems
                 .iter()
-                .all(|p| p.severity == Severity::Warning && p.code == UNSATISFIED)
+                .all(|p| p.code() == ProblemCode::ArtifactKindUnsatisfied && !p.is_error())
         );
-        let message = &problems[1].message;
+        let message = problems[1].message();
         assert!(
             message.contains("Step 1 of skill \"charting\" (tool 'render')"),
             "{message}"
@@ -252,7 +252,7 @@ mod tests {
             message.contains("are 'dataset/rows' and 'draft'."),
             "{message}"
         );
-        let first = problems[0].message.to_string();
+        let first = problems[0].message().to_string();
         assert!(
             first.starts_with("Skill \"charting\" consumes 'style/sheet'. No skill and no step"),
             "{first}"

@@ -219,12 +219,12 @@ fn vocabulary_check(input: &Value) -> Answer {
         .into_iter()
         .map(|problem| {
             let mut warning = Map::new();
-            warning.insert("skill".into(), problem.skill.into());
-            warning.insert("step".into(), problem.step.into());
-            if let Some(tool) = problem.tool {
+            warning.insert("skill".into(), problem.skill().into());
+            warning.insert("step".into(), problem.step().into());
+            if let Some(tool) = problem.tool() {
                 warning.insert("tool".into(), tool.into());
             }
-            warning.insert("kind".into(), problem.kind.into());
+            warning.insert("kind".into(), problem.kind().into());
             Value::Object(warning)
         })
         .collect();

@@ -14,7 +14,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/support-desk");
     let loaded = skillgraph::load(&folder)?;
     let checkup = loaded.checkup();
-    if !checkup.ok {
+    if !checkup.ok() {
         for problem in checkup.errors() {
             eprintln!("{problem}");
         }

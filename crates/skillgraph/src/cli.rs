@@ -200,7 +200,7 @@ fn check(path: &Path, format: Format) -> Result<ExitCode, Failure> {
         Format::Json => println!("{}", to_json(&checkup)?),
         Format::Text => print!("{}", render_checkup(&checkup)),
     }
-    Ok(if checkup.ok {
+    Ok(if checkup.ok() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
@@ -214,7 +214,9 @@ fn render_checkup(checkup: &Checkup) -> String {
         let _ = writeln!(
             out,
             "{}[{}]: {}",
-            problem.severity, problem.code, problem.message
+            problem.severity(),
+            problem.code(),
+            problem.message()
         );
         if let Some(place) = place(problem) {
             let _ = writeln!(out, "  --> {place}");
@@ -234,9 +236,9 @@ fn render_checkup(checkup: &Checkup) -> String {
 }
 
 fn place(problem: &Problem) -> Option<String> {
-    match (&problem.from, &problem.to, &problem.skill) {
-        (Some(from), Some(to), _) => Some(format!("route {from}→{to}")),
-        (_, _, Some(skill)) => Some(match (problem.step, &problem.tool) {
+    match (problem.route(), problem.skill()) {
+        (Some((from, to)), _) => Some(format!("route {from}→{to}")),
+        (_, Some(skill)) => Some(match (problem.step(), problem.tool()) {
             (Some(step), Some(tool)) => format!("skill {skill}, step {step} ({tool})"),
             (Some(step), None) => format!("skill {skill}, step {step}"),
             _ => format!("skill {skill}"),
@@ -504,8 +506,8 @@ mod tests {
 
     #[test]
     fn problems_print_rustc_style() {
-        use skill_checkup::Severity;
-        let problem = Problem::new(Severity::Error, "guard-refused", "bad").about_route("a", "b");
+        use skill_checkup::ProblemCode;
+        let problem = Problem::new(ProblemCode::GuardRefused, "bad").about_route("a", "b");
         let text = render_checkup(&Checkup::from_problems(vec![problem]));
         assert_eq!(
             text,

@@ -24,7 +24,7 @@
 //!     "routes": [{ "from": "triage", "to": "refunds" }]
 //! }"#)?;
 //! let checkup = skillgraph::skill_checkup::check_map(&map);
-//! assert!(checkup.ok);
+//! assert!(checkup.ok());
 //! let offer = map.offer_at(Some("triage"), &[], false);
 //! let tool = read_skill(&map.skills, Some(&offer)).expect("the map has skills");
 //! let openai = tool.to_host(HostFormat::OpenAi).expect("read_skill is a valid name");

@@ -7,7 +7,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use skill_checkup::{Checkup, Problem, Severity, check_map};
+use skill_checkup::{Checkup, Problem, ProblemCode, check_map};
 use skill_core::{Flavor, Route, Skill, SkillMap, Step, SurfaceMode, ToolDecl, Trigger};
 
 use crate::agent_skills::{FileFault, read_skill_md};
@@ -215,9 +215,7 @@ pub fn load(path: &Path) -> Result<Loaded, LoadError> {
         }
         for fault in faults {
             let message = format!("{}: {fault}", fault_place(path, &dir));
-            problems.push(
-                Problem::new(Severity::Error, "skill-file-invalid", message).about_skill(&name),
-            );
+            problems.push(Problem::new(ProblemCode::SkillFileInvalid, message).about_skill(&name));
         }
         let mut skill = skill;
         if let Some(config) = settings.remove(&name) {
@@ -230,7 +228,7 @@ pub fn load(path: &Path) -> Result<Loaded, LoadError> {
             "{}: `skills` configures \"{id}\", but there is no skills/{id}/SKILL.md; add the skill's folder, or remove its settings",
             map_path.display()
         );
-        problems.push(Problem::new(Severity::Error, "unknown-skill", message).about_skill(id));
+        problems.push(Problem::new(ProblemCode::SettingsWithoutSkill, message).about_skill(id));
     }
     Ok(Loaded {
         map: SkillMap {

@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+use skillgraph::skill_checkup::ProblemCode;
 
 #[derive(Deserialize)]
 struct Case {
@@ -78,8 +79,8 @@ fn a_skill_is_valid_here_exactly_when_the_reference_validator_says_so() {
             Ok(loaded) => loaded
                 .problems
                 .iter()
-                .filter(|p| p.code == "skill-file-invalid")
-                .map(|p| p.message.to_string())
+                .filter(|p| p.code() == ProblemCode::SkillFileInvalid)
+                .map(|p| p.message().to_string())
                 .collect(),
         };
         if faults.is_empty() != case.valid {

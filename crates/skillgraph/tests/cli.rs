@@ -110,6 +110,34 @@ fn an_unknown_skill_is_an_error() {
 }
 
 #[test]
+fn settings_for_a_skill_without_a_folder_are_an_error() {
+    let dir = scratch("settings-without-skill");
+    write(
+        &dir,
+        "skillmap.json",
+        r#"{"entries": ["intake"], "skills": {"ghost": {"trigger": "rule"}}}"#,
+    );
+    write(
+        &dir,
+        "skills/intake/SKILL.md",
+        "---\nname: intake\ndescription: Take requests in.\n---\nBody.\n",
+    );
+    let output = skillgraph(&["check", &dir.display().to_string(), "--format", "json"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let checkup: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        checkup["problems"][0],
+        serde_json::json!({
+            "severity": "error", "code": "settings-without-skill", "skill": "ghost",
+            "message": format!(
+                "{}: `skills` configures \"ghost\", but there is no skills/ghost/SKILL.md; add the skill's folder, or remove its settings",
+                dir.join("skillmap.json").display()
+            ),
+        })
+    );
+}
+
+#[test]
 fn a_routed_tool_only_skill_is_delivered_nowhere() {
     let (code, codes) = check_codes(
         r#"{"skills": [{"id": "a"}, {"id": "b", "surface_mode": "tool-only", "body": "steps"}], "entries": ["a"],
