@@ -44,9 +44,10 @@ pub fn check_vocabularies(skills: &[Skill]) -> Vec<Problem> {
             produced.extend(kinds(&step.produces));
         }
     }
-    // What every warning ends with, composed once and shared by all.
-    // What the warnings of each kind share (why nothing satisfies the kind,
-    // what is produced, what the check cannot see), composed once per check.
+    // The paragraph that ends every warning about a skill's own `consumes`,
+    // and the one that ends every warning about a step's: why nothing
+    // satisfies the kind, what is produced, what the check cannot see. Each
+    // is composed once per check and shared by its warnings.
     let clause = produced_clause(&produced);
     let skill_tail: Arc<str> = Arc::from(format!(
         "No skill and no step on this agent declares that it produces it, and none of the skill's tools `wants` \
