@@ -2,7 +2,6 @@
 //! a consumer claims to need? A warning per unsatisfied kind, never an error,
 //! because the check reads declarations only.
 
-use std::fmt::Write;
 use std::sync::Arc;
 
 use skill_core::{IdHashSet, Skill};
@@ -27,132 +26,145 @@ redeemed at dispatch), or drop the declaration.";
 /// nothing declared anywhere the check costs one pass and finds nothing.
 pub fn check_vocabularies(skills: &[Skill]) -> Vec<Problem> {
     let skills: Vec<&Skill> = skills.iter().filter(|s| s.flavor.is_skill()).collect();
-    let declared = skills.iter().any(|s| {
-        s.produces.is_some()
-            || s.consumes.is_some()
-            || s.steps()
-                .iter()
-                .any(|step| step.produces.is_some() || step.consumes.is_some())
-    });
-    if !declared {
+    if !skills.iter().any(|s| declares_vocabulary(s)) {
         return Vec::new();
     }
-    let mut produced: IdHashSet<&str> = IdHashSet::default();
+    let mut check = Check::new(&skills);
     for skill in &skills {
-        produced.extend(kinds(&skill.produces));
-        for step in skill.steps() {
-            produced.extend(kinds(&step.produces));
-        }
+        check.own_consumes(skill);
+        check.steps(skill);
     }
-    // The paragraph that ends every warning about a skill's own `consumes`,
-    // and the one that ends every warning about a step's: why nothing
-    // satisfies the kind, what is produced, what the check cannot see. Each
-    // is composed once per check and shared by its warnings.
-    let clause = produced_clause(&produced);
-    let skill_tail: Arc<str> = Arc::from(format!(
-        "No skill and no step on this agent declares that it produces it, and none of the skill's tools `wants` \
-         it, so every reference the model makes to such an artifact will find none in scope. {clause} {BOUNDARY}"
-    ));
-    let step_tail: Arc<str> = Arc::from(format!(
-        "Nothing that can come before the step declares that it produces it: no earlier step of the skill, no \
-         skill on this agent, and the skill does not list it in its own `consumes` (which is how a step says the \
-         kind arrives from outside). {clause} {BOUNDARY}"
-    ));
-    // At most one warning per consumed kind: reserve that, never regrow.
-    let most: usize = skills
-        .iter()
-        .map(|s| {
-            kinds(&s.consumes).count()
-                + s.steps()
+    check.problems
+}
+
+/// Whether a skill or one of its steps declares `produces` or `consumes`.
+fn declares_vocabulary(skill: &Skill) -> bool {
+    skill.produces.is_some()
+        || skill.consumes.is_some()
+        || skill
+            .steps()
+            .iter()
+            .any(|step| step.produces.is_some() || step.consumes.is_some())
+}
+
+/// One run of the check: what the agent produces, the paragraphs the
+/// warnings share, per-skill scratch, and the warnings so far.
+struct Check<'a> {
+    /// Every kind any skill or step declares it produces.
+    produced: IdHashSet<&'a str>,
+    /// The paragraph that ends every warning about a skill's own `consumes`,
+    /// and the one that ends every warning about a step's: why nothing
+    /// satisfies the kind, what is produced, what the check cannot see.
+    /// Each is composed once per check and shared by its warnings.
+    skill_tail: Arc<str>,
+    step_tail: Arc<str>,
+    /// The kinds the current skill's tools `want`, and those its earlier
+    /// steps produce. A skill's sets are a handful of kinds, so a scan beats
+    /// hashing; the vectors are reused from skill to skill.
+    wants: Vec<&'a str>,
+    earlier: Vec<&'a str>,
+    problems: Vec<Problem>,
+}
+
+impl<'a> Check<'a> {
+    fn new(skills: &[&'a Skill]) -> Self {
+        let mut produced: IdHashSet<&str> = IdHashSet::default();
+        for skill in skills {
+            produced.extend(kinds(&skill.produces));
+            for step in skill.steps() {
+                produced.extend(kinds(&step.produces));
+            }
+        }
+        let clause = produced_clause(&produced);
+        let skill_tail = Arc::from(format!(
+            "No skill and no step on this agent declares that it produces it, and none of the skill's tools \
+             `wants` it, so every reference the model makes to such an artifact will find none in scope. \
+             {clause} {BOUNDARY}"
+        ));
+        let step_tail = Arc::from(format!(
+            "Nothing that can come before the step declares that it produces it: no earlier step of the skill, \
+             no skill on this agent, and the skill does not list it in its own `consumes` (which is how a step \
+             says the kind arrives from outside). {clause} {BOUNDARY}"
+        ));
+        // At most one warning per consumed kind: reserve that, never regrow.
+        let most = skills
+            .iter()
+            .map(|s| {
+                let steps: usize = s
+                    .steps()
                     .iter()
                     .map(|step| kinds(&step.consumes).count())
-                    .sum::<usize>()
-        })
-        .sum();
-    let mut problems = Vec::with_capacity(most);
-    // Per-skill scratch, reused: a skill's sets are a handful of kinds, so a
-    // scan beats hashing.
-    let mut wants: Vec<&str> = Vec::new();
-    let mut earlier: Vec<&str> = Vec::new();
-    for skill in &skills {
-        wants.clear();
-        wants.extend(skill.tools.iter().flat_map(|tool| tool.want_kinds()));
-        let own_consumes = kinds(&skill.consumes);
-        for kind in own_consumes.clone() {
-            if produced.contains(kind) || wants.contains(&kind) {
+                    .sum();
+                kinds(&s.consumes).count() + steps
+            })
+            .sum();
+        Check {
+            produced,
+            skill_tail,
+            step_tail,
+            wants: Vec::new(),
+            earlier: Vec::new(),
+            problems: Vec::with_capacity(most),
+        }
+    }
+
+    /// A warning for each kind of the skill's own `consumes` that nothing
+    /// produces and none of its tools `wants`.
+    fn own_consumes(&mut self, skill: &'a Skill) {
+        self.wants.clear();
+        self.wants
+            .extend(skill.tools.iter().flat_map(|tool| tool.want_kinds()));
+        for kind in kinds(&skill.consumes) {
+            if self.produced.contains(kind) || self.wants.contains(&kind) {
                 continue;
             }
-            let mut message = String::with_capacity(32 + kind.len() + skill.id.len());
-            for part in ["Skill \"", &skill.id, "\" consumes '", kind, "'."] {
-                message.push_str(part);
-            }
-            problems.push(warning(
-                skill,
-                None,
-                None,
-                kind,
-                Message::with_shared(message, skill_tail.clone()),
-            ));
+            let own = ["Skill \"", &skill.id, "\" consumes '", kind, "'."].concat();
+            let message = Message::with_shared(own, self.skill_tail.clone());
+            self.problems.push(unsatisfied(skill, kind, message));
         }
-        earlier.clear();
+    }
+
+    /// A warning for each kind a step consumes that nothing before it
+    /// provides: no producer on the agent, no earlier step, not the `wants`
+    /// of the tool it runs, not its skill's own `consumes`.
+    fn steps(&mut self, skill: &'a Skill) {
+        self.earlier.clear();
         for (index, step) in skill.steps().iter().enumerate() {
             let carried = skill.tool(&step.tool).map(|tool| &tool.wants);
             for kind in kinds(&step.consumes) {
-                let satisfied = produced.contains(kind)
-                    || earlier.contains(&kind)
+                let satisfied = self.produced.contains(kind)
+                    || self.earlier.contains(&kind)
                     || carried.is_some_and(|wants| wants.values().any(|k| k == kind))
-                    || own_consumes.clone().any(|own| own == kind);
+                    || kinds(&skill.consumes).any(|own| own == kind);
                 if satisfied {
                     continue;
                 }
-                let mut message =
-                    String::with_capacity(48 + kind.len() + skill.id.len() + step.tool.len());
-                let _ = write!(message, "Step {}", index + 1);
-                for part in [
-                    " of skill \"",
-                    &skill.id,
-                    "\" (tool '",
-                    &step.tool,
-                    "') consumes '",
-                    kind,
-                    "'.",
-                ] {
-                    message.push_str(part);
-                }
-                let message = Message::with_shared(message, step_tail.clone());
-                problems.push(warning(
-                    skill,
-                    Some(index + 1),
-                    Some(&step.tool),
-                    kind,
-                    message,
-                ));
+                let number = index + 1;
+                let own = format!(
+                    "Step {number} of skill \"{}\" (tool '{}') consumes '{kind}'.",
+                    skill.id, step.tool
+                );
+                let message = Message::with_shared(own, self.step_tail.clone());
+                let problem = unsatisfied(skill, kind, message)
+                    .at_step(number)
+                    .about_tool(step.tool.as_str());
+                self.problems.push(problem);
             }
-            earlier.extend(kinds(&step.produces));
+            self.earlier.extend(kinds(&step.produces));
         }
     }
-    problems
 }
 
 /// The kinds of a declaration (none when it is absent).
-fn kinds(list: &Option<Vec<String>>) -> impl Iterator<Item = &str> + Clone {
+fn kinds(list: &Option<Vec<String>>) -> impl Iterator<Item = &str> {
     list.iter().flatten().map(String::as_str)
 }
 
-fn warning(
-    skill: &Skill,
-    step: Option<usize>,
-    tool: Option<&str>,
-    kind: &str,
-    message: Message,
-) -> Problem {
-    let problem = Problem::new(ProblemCode::ArtifactKindUnsatisfied, message)
+/// The warning that `skill` consumes `kind` and nothing satisfies it.
+fn unsatisfied(skill: &Skill, kind: &str, message: Message) -> Problem {
+    Problem::new(ProblemCode::ArtifactKindUnsatisfied, message)
         .about_skill(skill.id.as_str())
-        .about_kind(kind);
-    match (step, tool) {
-        (Some(step), Some(tool)) => problem.at_step(step).about_tool(tool),
-        _ => problem,
-    }
+        .about_kind(kind)
 }
 
 /// The sentence naming what the agent does declare it produces: a check is
