@@ -237,16 +237,7 @@ impl<'a> Ids<'a> {
 /// ```
 pub fn offer_view<'a>(skills: &'a [Skill], offer: Option<&'a ReadSkillOffer>) -> OfferView<'a> {
     let Some(offer) = offer else {
-        let mut view = OfferView::empty(OfferMode::Catalog);
-        view.catalog = skills
-            .iter()
-            .map(|s| Row {
-                id: &s.id,
-                described: true,
-                description: s.description.as_deref(),
-            })
-            .collect();
-        return view;
+        return plain_catalog(skills);
     };
     let candidates = offer
         .menu
@@ -266,62 +257,11 @@ pub fn offer_view<'a>(skills: &'a [Skill], offer: Option<&'a ReadSkillOffer>) ->
         (Some(_), true) => OfferMode::Tree,
         (Some(_), false) => OfferMode::Graph,
     });
-    // One pass over the catalog, one lookup per skill. The last skill with a
-    // candidate's id stands for it in the menu, as a map built over the
-    // catalog would have it. Hops are gathered unfiltered (the hidden filter
-    // applies to what is named, not to what the graph holds). Rows are
-    // described as they are met: no id is both a hop and unreachable, so that
-    // is each list's order.
-    let mut chosen: Vec<Option<&Skill>> = vec![None; candidates.len()];
-    let no_open: [&str; 0] = [];
-    let refusable = view.mode == OfferMode::Graph && offer.show_refusable;
-    let mut hops = Vec::new();
-    for skill in skills {
-        let flags = ids.flags.entry(&skill.id).or_default();
-        if flags.candidate() {
-            for (slot, candidate) in chosen.iter_mut().zip(candidates) {
-                if candidate.id == skill.id {
-                    *slot = Some(skill);
-                }
-            }
-        }
-        if view.mode == OfferMode::Catalog {
-            view.catalog.extend(flags.name(skill));
-            continue;
-        }
-        match classify_target(cursor, &skill.id, Known(flags.grantable()), &no_open[..]) {
-            TargetClass::Hop => hops.push(flags.name(skill)),
-            TargetClass::Unreachable if refusable => view.refusable.extend(flags.name(skill)),
-            _ => {}
-        }
-    }
+    let chosen = view.list(skills, cursor, &mut ids, candidates, offer.show_refusable);
     if view.mode == OfferMode::Catalog && view.catalog.is_empty() {
         return OfferView::empty(OfferMode::NoSkills);
     }
-    let hops = spoken(hops, Option::is_some);
-    let rows: Vec<Row<'a>> = hops.named.into_iter().flatten().collect();
-    match view.mode {
-        OfferMode::Graph => {
-            view.reachable = rows;
-            view.nothing_reachable = !hops.held;
-        }
-        OfferMode::Tree => view.tree_open = rows,
-        OfferMode::Catalog | OfferMode::NoSkills => {}
-    }
-    // The menu, written first: the first row of each id is described. Every
-    // candidate's id has flags (`Ids::new` marked it).
-    let mut menu_rows = Vec::new();
-    for (candidate, skill) in candidates.iter().zip(chosen) {
-        let Some(row) = skill.and_then(|s| ids.flags.get_mut(s.id.as_str())?.name_first(s)) else {
-            continue;
-        };
-        menu_rows.push(MenuRow {
-            id: row.id,
-            described: row.described,
-            relevance_pct: candidate.relevance.map(|r| js_round(r * 100.0)),
-            description: row.description,
-        });
-    }
+    let menu_rows = menu_rows(candidates, chosen, &mut ids);
     let stay = offer.menu.as_ref().is_some_and(|m| m.stay) && cursor.is_some();
     let menu_shown = offer.menu.is_some() && !menu_rows.is_empty();
     view.cursor = cursor;
@@ -329,6 +269,89 @@ pub fn offer_view<'a>(skills: &'a [Skill], offer: Option<&'a ReadSkillOffer>) ->
     view.menu_allows_no_pick = menu_shown && !stay;
     view.menu = menu_shown.then_some(menu_rows);
     view
+}
+
+/// The view with no offer at all: the whole catalog, every row described.
+fn plain_catalog(skills: &[Skill]) -> OfferView<'_> {
+    let mut view = OfferView::empty(OfferMode::Catalog);
+    view.catalog = skills.iter().map(|s| row(s, true)).collect();
+    view
+}
+
+impl<'a> OfferView<'a> {
+    /// Fill the view's lists in one pass over the catalog, one lookup per
+    /// skill, and answer which skill stands for each menu candidate: the
+    /// last with its id, as a map built over the catalog would have it.
+    ///
+    /// Hops are gathered unfiltered (the hidden filter applies to what is
+    /// named, not to what the graph holds). Rows are described as they are
+    /// met: no id is both a hop and unreachable, so that is each list's
+    /// order.
+    fn list(
+        &mut self,
+        skills: &'a [Skill],
+        cursor: Option<&str>,
+        ids: &mut Ids<'a>,
+        candidates: &[MenuCandidate],
+        show_refusable: bool,
+    ) -> Vec<Option<&'a Skill>> {
+        let mut chosen: Vec<Option<&Skill>> = vec![None; candidates.len()];
+        let no_open: [&str; 0] = [];
+        let refusable = self.mode == OfferMode::Graph && show_refusable;
+        let mut hops = Vec::new();
+        for skill in skills {
+            let flags = ids.flags.entry(&skill.id).or_default();
+            if flags.candidate() {
+                for (slot, candidate) in chosen.iter_mut().zip(candidates) {
+                    if candidate.id == skill.id {
+                        *slot = Some(skill);
+                    }
+                }
+            }
+            if self.mode == OfferMode::Catalog {
+                self.catalog.extend(flags.name(skill));
+                continue;
+            }
+            match classify_target(cursor, &skill.id, Known(flags.grantable()), &no_open[..]) {
+                TargetClass::Hop => hops.push(flags.name(skill)),
+                TargetClass::Unreachable if refusable => self.refusable.extend(flags.name(skill)),
+                _ => {}
+            }
+        }
+        let hops = spoken(hops, Option::is_some);
+        let rows: Vec<Row<'a>> = hops.named.into_iter().flatten().collect();
+        match self.mode {
+            OfferMode::Graph => {
+                self.reachable = rows;
+                self.nothing_reachable = !hops.held;
+            }
+            OfferMode::Tree => self.tree_open = rows,
+            OfferMode::Catalog | OfferMode::NoSkills => {}
+        }
+        chosen
+    }
+}
+
+/// The menu, written first: the first row of each id is described. Every
+/// candidate's id has flags (`Ids::new` marked it).
+fn menu_rows<'a>(
+    candidates: &[MenuCandidate],
+    chosen: Vec<Option<&'a Skill>>,
+    ids: &mut Ids<'a>,
+) -> Vec<MenuRow<'a>> {
+    let mut rows = Vec::new();
+    for (candidate, skill) in candidates.iter().zip(chosen) {
+        let Some(row) = skill.and_then(|s| ids.flags.get_mut(s.id.as_str())?.name_first(s)) else {
+            continue;
+        };
+        rows.push(MenuRow {
+            id: row.id,
+            described: row.described,
+            relevance_pct: candidate.relevance.map(|r| js_round(r * 100.0)),
+            description: row.description,
+        });
+    }
+    rows
 }
 
 /// Whether a tree-routed offer has no visible hop left, so `read_skill` is
