@@ -35,14 +35,14 @@
 //! ```
 
 mod descriptor;
+mod host_format;
 mod lens;
 mod list_skills;
 mod offer_view;
 mod read_skill;
 
-pub use descriptor::{
-    Execute, HostFormat, InputError, ToolDescriptor, ToolNameError, validate_tool_name,
-};
+pub use descriptor::{Execute, InputError, ToolDescriptor};
+pub use host_format::{HostFormat, ToolNameError, validate_tool_name};
 pub use lens::NO_DESCRIPTION;
 pub use list_skills::{LIST_SKILLS, ListSkillsCall, list_skills};
 pub use offer_view::{MenuRow, OfferMode, OfferView, Row, offer_view};
