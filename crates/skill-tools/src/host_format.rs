@@ -40,16 +40,38 @@ impl fmt::Display for HostFormat {
     }
 }
 
+/// The longest name the hosts accept.
+const MAX_NAME: usize = 64;
+
+/// What breaks the hosts' naming rule, `^[a-zA-Z0-9_-]{1,64}$`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ToolNameFault {
+    /// The name is empty.
+    #[error("it is empty")]
+    Empty,
+    /// The name holds a character other than ASCII letters, digits, `_` and
+    /// `-`: the first one.
+    #[error("it contains {0:?}")]
+    BadCharacter(char),
+    /// The name is longer than 64 characters.
+    #[error("it is {length} characters long, more than 64")]
+    TooLong {
+        /// The name's length.
+        length: usize,
+    },
+}
+
 /// A tool name the host formats reject. Names are never renamed silently.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "tool name \"{name}\" is not accepted by Anthropic, OpenAI or MCP hosts: {why}; use 1 to 64 ASCII letters, digits, `_` or `-`, e.g. \"{suggestion}\""
+    "tool name \"{name}\" is not accepted by Anthropic, OpenAI or MCP hosts: {fault}; use 1 to 64 ASCII letters, digits, `_` or `-`, e.g. \"{suggestion}\""
 )]
 pub struct ToolNameError {
     /// The name as given.
     pub name: String,
     /// What breaks the rule.
-    pub why: String,
+    pub fault: ToolNameFault,
     /// A name that would be accepted.
     pub suggestion: String,
 }
@@ -61,43 +83,47 @@ impl ToolNameError {
     }
 }
 
+/// Whether a host accepts `c` in a tool name.
+fn allowed(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '-'
+}
+
 /// Check a tool name against `^[a-zA-Z0-9_-]{1,64}$`.
 ///
 /// # Errors
 ///
 /// A [`ToolNameError`] saying what breaks the rule, with a suggestion.
 pub fn validate_tool_name(name: &str) -> Result<(), ToolNameError> {
-    let bad = name
-        .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'));
-    let why = if name.is_empty() {
-        "it is empty".to_owned()
-    } else if let Some(c) = bad {
-        format!("it contains {c:?}")
-    } else if name.len() > 64 {
-        format!("it is {} characters long, more than 64", name.len())
+    let fault = if name.is_empty() {
+        ToolNameFault::Empty
+    } else if let Some(c) = name.chars().find(|&c| !allowed(c)) {
+        ToolNameFault::BadCharacter(c)
+    } else if name.len() > MAX_NAME {
+        // Every character is ASCII here, so bytes are characters.
+        ToolNameFault::TooLong { length: name.len() }
     } else {
         return Ok(());
     };
-    let mut suggestion: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(64)
-        .collect();
-    if suggestion.is_empty() {
-        suggestion.push_str("tool");
-    }
     Err(ToolNameError {
         name: name.to_owned(),
-        why,
-        suggestion,
+        fault,
+        suggestion: suggestion(name),
     })
+}
+
+/// The nearest accepted spelling of `name`: each refused character becomes
+/// `_`, cut at 64; `tool` for an empty name.
+fn suggestion(name: &str) -> String {
+    let spelled: String = name
+        .chars()
+        .map(|c| if allowed(c) { c } else { '_' })
+        .take(MAX_NAME)
+        .collect();
+    if spelled.is_empty() {
+        "tool".to_owned()
+    } else {
+        spelled
+    }
 }
 
 impl ToolDescriptor {
@@ -130,18 +156,44 @@ impl ToolDescriptor {
 mod tests {
     use super::*;
 
+    fn fault(name: &str) -> Option<ToolNameFault> {
+        validate_tool_name(name).err().map(|err| err.fault)
+    }
+
     #[test]
     fn names_follow_the_hosts_rule() {
-        assert!(validate_tool_name("read_skill").is_ok());
-        assert!(validate_tool_name(&"a".repeat(64)).is_ok());
+        assert_eq!(fault("read_skill"), None);
+        assert_eq!(fault(&"a".repeat(64)), None);
+        assert_eq!(fault(""), Some(ToolNameFault::Empty));
+        assert_eq!(
+            fault(&"a".repeat(65)),
+            Some(ToolNameFault::TooLong { length: 65 })
+        );
+        assert_eq!(fault("é"), Some(ToolNameFault::BadCharacter('é')));
+        // A bad character is named before the length.
+        assert_eq!(
+            fault(&format!("{}!", "a".repeat(70))),
+            Some(ToolNameFault::BadCharacter('!'))
+        );
+    }
+
+    #[test]
+    fn the_message_names_the_fault_and_a_valid_spelling() {
         let err = validate_tool_name("read skill!").unwrap_err();
         assert_eq!(err.suggestion, "read_skill_");
         assert_eq!(
             err.to_string(),
             "tool name \"read skill!\" is not accepted by Anthropic, OpenAI or MCP hosts: it contains ' '; use 1 to 64 ASCII letters, digits, `_` or `-`, e.g. \"read_skill_\""
         );
-        assert!(validate_tool_name("").is_err());
-        assert!(validate_tool_name(&"a".repeat(65)).is_err());
-        assert!(validate_tool_name("é").is_err());
+        let err = validate_tool_name("").unwrap_err();
+        assert_eq!(err.suggestion, "tool");
+        assert!(err.to_string().contains(": it is empty;"), "{err}");
+        let err = validate_tool_name(&"b".repeat(65)).unwrap_err();
+        assert_eq!(err.suggestion, "b".repeat(64));
+        assert!(
+            err.to_string()
+                .contains(": it is 65 characters long, more than 64;"),
+            "{err}"
+        );
     }
 }

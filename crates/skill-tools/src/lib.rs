@@ -42,7 +42,7 @@ mod offer_view;
 mod read_skill;
 
 pub use descriptor::{Execute, InputError, ToolDescriptor};
-pub use host_format::{HostFormat, ToolNameError, validate_tool_name};
+pub use host_format::{HostFormat, ToolNameError, ToolNameFault, validate_tool_name};
 pub use lens::NO_DESCRIPTION;
 pub use list_skills::{LIST_SKILLS, ListSkillsCall, list_skills};
 pub use offer_view::{MenuRow, OfferMode, OfferView, Row, offer_view};
