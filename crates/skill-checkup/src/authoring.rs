@@ -263,7 +263,7 @@ impl AuthoringError {
 impl From<AuthoringError> for Problem {
     /// The error as a check-up problem, located at its skill and step.
     fn from(err: AuthoringError) -> Self {
-        let problem = Problem::new(err.code(), err.to_string()).about_skill(err.skill);
+        let problem = Problem::new(err.code(), err.to_string()).about_skill(&err.skill);
         match err.step {
             Some(step) => problem.at_step(step),
             None => problem,

@@ -40,35 +40,51 @@ impl fmt::Display for Severity {
 /// The optional fields locate it. A problem is built with [`Problem::new`]
 /// and located with the `about_*`/`at_*` builders; it is read, never
 /// changed, through its accessors.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+///
+/// A check can report thousands of problems, so a problem keeps all of its
+/// own text in one string: its message's own sentences, then the text of
+/// each located field, which the field finds by its span. A paragraph that
+/// every problem of a check ends with is composed once and shared.
+#[derive(Debug, Clone)]
 pub struct Problem {
-    /// Always `code.severity()`: stored so the JSON output names it.
+    /// Always `code.severity()`, which fixes it.
     severity: Severity,
     code: ProblemCode,
-    message: Message,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    skill: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The message's own sentences (up to `own_end`), then the located
+    /// fields' text.
+    text: String,
+    own_end: usize,
+    /// The paragraph the message ends with, shared with other problems.
+    shared: Option<Arc<str>>,
     step: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    tool: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    kind: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    from: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    to: Option<String>,
+    skill: Option<Span>,
+    tool: Option<Span>,
+    kind: Option<Span>,
+    from: Option<Span>,
+    to: Option<Span>,
+}
+
+/// Where a located field's text is in its problem's `text`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Span {
+    start: usize,
+    end: usize,
 }
 
 impl Problem {
-    /// A problem with no location yet; its severity is its code's.
-    pub fn new(code: ProblemCode, message: impl Into<Message>) -> Self {
+    /// A problem with no location yet; its severity is its code's. Give
+    /// `message` room for the located fields' text to spare their own
+    /// allocations.
+    pub fn new(code: ProblemCode, message: impl Into<String>) -> Self {
+        let text = message.into();
         Problem {
             severity: code.severity(),
             code,
-            message: message.into(),
-            skill: None,
+            own_end: text.len(),
+            text,
+            shared: None,
             step: None,
+            skill: None,
             tool: None,
             kind: None,
             from: None,
@@ -76,9 +92,16 @@ impl Problem {
         }
     }
 
+    /// The same problem, its message ending with `paragraph` (after a space),
+    /// a paragraph that many problems share.
+    pub fn ending_with(mut self, paragraph: Arc<str>) -> Self {
+        self.shared = Some(paragraph);
+        self
+    }
+
     /// The same problem, about `skill`.
-    pub fn about_skill(mut self, skill: impl Into<String>) -> Self {
-        self.skill = Some(skill.into());
+    pub fn about_skill(mut self, skill: &str) -> Self {
+        self.skill = Some(self.keep(skill));
         self
     }
 
@@ -89,22 +112,36 @@ impl Problem {
     }
 
     /// The same problem, about the tool `tool` (the one its step runs).
-    pub fn about_tool(mut self, tool: impl Into<String>) -> Self {
-        self.tool = Some(tool.into());
+    pub fn about_tool(mut self, tool: &str) -> Self {
+        self.tool = Some(self.keep(tool));
         self
     }
 
     /// The same problem, about the artifact kind `kind`.
-    pub fn about_kind(mut self, kind: impl Into<String>) -> Self {
-        self.kind = Some(kind.into());
+    pub fn about_kind(mut self, kind: &str) -> Self {
+        self.kind = Some(self.keep(kind));
         self
     }
 
     /// The same problem, about the route `from → to`.
-    pub fn about_route(mut self, from: impl Into<String>, to: impl Into<String>) -> Self {
-        self.from = Some(from.into());
-        self.to = Some(to.into());
+    pub fn about_route(mut self, from: &str, to: &str) -> Self {
+        self.from = Some(self.keep(from));
+        self.to = Some(self.keep(to));
         self
+    }
+
+    /// Append a located field's text; where it is.
+    fn keep(&mut self, field: &str) -> Span {
+        let start = self.text.len();
+        self.text.push_str(field);
+        Span {
+            start,
+            end: self.text.len(),
+        }
+    }
+
+    fn field(&self, span: Option<Span>) -> Option<&str> {
+        span.and_then(|span| self.text.get(span.start..span.end))
     }
 
     /// Error or warning, as the code says.
@@ -118,13 +155,16 @@ impl Problem {
     }
 
     /// The whole explanation, in sentences.
-    pub fn message(&self) -> &Message {
-        &self.message
+    pub fn message(&self) -> Message<'_> {
+        Message {
+            own: self.text.get(..self.own_end).unwrap_or_default(),
+            shared: self.shared.as_deref(),
+        }
     }
 
     /// The skill the problem is about.
     pub fn skill(&self) -> Option<&str> {
-        self.skill.as_deref()
+        self.field(self.skill)
     }
 
     /// The step (one-based) within the skill.
@@ -134,17 +174,17 @@ impl Problem {
 
     /// The tool the step runs.
     pub fn tool(&self) -> Option<&str> {
-        self.tool.as_deref()
+        self.field(self.tool)
     }
 
     /// The artifact kind at issue.
     pub fn kind(&self) -> Option<&str> {
-        self.kind.as_deref()
+        self.field(self.kind)
     }
 
     /// The route at issue: its source and its target.
     pub fn route(&self) -> Option<(&str, &str)> {
-        self.from.as_deref().zip(self.to.as_deref())
+        self.field(self.from).zip(self.field(self.to))
     }
 
     /// Whether the problem is an error.
@@ -153,35 +193,72 @@ impl Problem {
     }
 }
 
+impl PartialEq for Problem {
+    /// Problems are equal when they say the same: same code, message and
+    /// location, however their text is stored.
+    fn eq(&self, other: &Self) -> bool {
+        self.code == other.code
+            && self.step == other.step
+            && self.message() == other.message()
+            && self.skill() == other.skill()
+            && self.tool() == other.tool()
+            && self.kind() == other.kind()
+            && self.route() == other.route()
+    }
+}
+
+impl Eq for Problem {}
+
+impl Serialize for Problem {
+    /// `{ severity, code, message, skill?, step?, tool?, kind?, from?, to? }`.
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = serializer.serialize_struct("Problem", 9)?;
+        out.serialize_field("severity", &self.severity)?;
+        out.serialize_field("code", &self.code)?;
+        out.serialize_field("message", &self.message())?;
+        let (from, to) = self.route().unzip();
+        optional(&mut out, "skill", self.skill())?;
+        optional(&mut out, "step", self.step)?;
+        optional(&mut out, "tool", self.tool())?;
+        optional(&mut out, "kind", self.kind())?;
+        optional(&mut out, "from", from)?;
+        optional(&mut out, "to", to)?;
+        out.end()
+    }
+}
+
+/// A field that is written only when it has a value.
+fn optional<S: SerializeStruct, T: Serialize>(
+    out: &mut S,
+    key: &'static str,
+    value: Option<T>,
+) -> Result<(), S::Error> {
+    match value {
+        Some(value) => out.serialize_field(key, &value),
+        None => out.skip_field(key),
+    }
+}
+
 impl fmt::Display for Problem {
     /// `severity[code]: message`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}[{}]: {}", self.severity, self.code, self.message)
+        write!(f, "{}[{}]: {}", self.severity, self.code, self.message())
     }
 }
 
 /// A problem's explanation: its own sentences, then, for a check whose
 /// problems all end with the same paragraph (what the check cannot see, what
-/// does exist), that paragraph, composed once per check and shared.
-/// It prints and serializes as one string.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Message {
-    own: String,
-    shared: Option<Arc<str>>,
+/// does exist), that paragraph. It prints and serializes as one string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Message<'a> {
+    own: &'a str,
+    shared: Option<&'a str>,
 }
 
-impl Message {
-    /// A message of `own` sentences followed by the `shared` paragraph.
-    pub fn with_shared(own: String, shared: Arc<str>) -> Self {
-        Message {
-            own,
-            shared: Some(shared),
-        }
-    }
-
+impl Message<'_> {
     /// Whether the whole message contains `needle` (within one part).
     pub fn contains(&self, needle: &str) -> bool {
-        self.own.contains(needle) || self.shared.as_deref().is_some_and(|s| s.contains(needle))
+        self.own.contains(needle) || self.shared.is_some_and(|s| s.contains(needle))
     }
 
     /// Whether the whole message starts with `prefix`.
@@ -190,22 +267,10 @@ impl Message {
     }
 }
 
-impl From<String> for Message {
-    fn from(own: String) -> Self {
-        Message { own, shared: None }
-    }
-}
-
-impl From<&str> for Message {
-    fn from(own: &str) -> Self {
-        Message::from(own.to_owned())
-    }
-}
-
-impl fmt::Display for Message {
+impl fmt::Display for Message<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.own)?;
-        if let Some(shared) = &self.shared {
+        f.write_str(self.own)?;
+        if let Some(shared) = self.shared {
             if !self.own.is_empty() {
                 f.write_str(" ")?;
             }
@@ -215,10 +280,10 @@ impl fmt::Display for Message {
     }
 }
 
-impl Serialize for Message {
+impl Serialize for Message<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match &self.shared {
-            None => serializer.serialize_str(&self.own),
+        match self.shared {
+            None => serializer.serialize_str(self.own),
             Some(_) => serializer.collect_str(self),
         }
     }
@@ -316,10 +381,25 @@ mod tests {
 
     #[test]
     fn a_shared_paragraph_follows_the_own_sentences() {
-        let shared = Message::with_shared("Own.".into(), Arc::from("Shared."));
-        assert_eq!(serde_json::to_value(&shared).unwrap(), "Own. Shared.");
-        assert!(shared.contains("Shared") && shared.starts_with("Own. S"));
-        let alone = Message::with_shared(String::new(), Arc::from("Shared."));
-        assert_eq!(alone.to_string(), "Shared.");
+        let shared: Arc<str> = Arc::from("Shared.");
+        let problem = Problem::new(ProblemCode::SelfLoop, "Own.").ending_with(shared.clone());
+        let message = problem.message();
+        assert_eq!(serde_json::to_value(message).unwrap(), "Own. Shared.");
+        assert!(message.contains("Shared") && message.starts_with("Own. S"));
+        let alone = Problem::new(ProblemCode::SelfLoop, "").ending_with(shared);
+        assert_eq!(alone.message().to_string(), "Shared.");
+    }
+
+    #[test]
+    fn equal_problems_say_the_same_however_stored() {
+        let roomy = String::with_capacity(64) + "m";
+        let a = Problem::new(ProblemCode::SelfLoop, roomy).about_route("x", "y");
+        let b = Problem::new(ProblemCode::SelfLoop, "m").about_route("x", "y");
+        assert_eq!(a, b);
+        assert_ne!(a, b.clone().at_step(1));
+        assert_ne!(
+            a,
+            Problem::new(ProblemCode::SelfLoop, "mx").about_route("", "y")
+        );
     }
 }

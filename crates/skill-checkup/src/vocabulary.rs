@@ -2,12 +2,13 @@
 //! a consumer claims to need? A warning per unsatisfied kind, never an error,
 //! because the check reads declarations only.
 
+use std::fmt::Write;
 use std::sync::Arc;
 
 use skill_core::{IdHashSet, Skill};
 
 use crate::code::ProblemCode;
-use crate::problem::{Message, Problem};
+use crate::problem::Problem;
 
 /// What every warning says about the limits of the check.
 const BOUNDARY: &str = "This check reads declarations only. It cannot see a tool that makes an \
@@ -118,9 +119,10 @@ impl<'a> Check<'a> {
             if self.produced.contains(kind) || self.wants.contains(&kind) {
                 continue;
             }
-            let own = ["Skill \"", &skill.id, "\" consumes '", kind, "'."].concat();
-            let message = Message::with_shared(own, self.skill_tail.clone());
-            self.problems.push(unsatisfied(skill, kind, message));
+            let mut own = String::with_capacity(32 + 2 * (skill.id.len() + kind.len()));
+            own.extend(["Skill \"", &skill.id, "\" consumes '", kind, "'."]);
+            let problem = unsatisfied(own, skill, kind, &self.skill_tail);
+            self.problems.push(problem);
         }
     }
 
@@ -140,14 +142,21 @@ impl<'a> Check<'a> {
                     continue;
                 }
                 let number = index + 1;
-                let own = format!(
-                    "Step {number} of skill \"{}\" (tool '{}') consumes '{kind}'.",
-                    skill.id, step.tool
-                );
-                let message = Message::with_shared(own, self.step_tail.clone());
-                let problem = unsatisfied(skill, kind, message)
+                let located = skill.id.len() + kind.len() + step.tool.len();
+                let mut own = String::with_capacity(64 + 2 * located);
+                let _ = write!(own, "Step {number}");
+                own.extend([
+                    " of skill \"",
+                    &skill.id,
+                    "\" (tool '",
+                    &step.tool,
+                    "') consumes '",
+                    kind,
+                    "'.",
+                ]);
+                let problem = unsatisfied(own, skill, kind, &self.step_tail)
                     .at_step(number)
-                    .about_tool(step.tool.as_str());
+                    .about_tool(&step.tool);
                 self.problems.push(problem);
             }
             self.earlier.extend(kinds(&step.produces));
@@ -160,10 +169,14 @@ fn kinds(list: &Option<Vec<String>>) -> impl Iterator<Item = &str> {
     list.iter().flatten().map(String::as_str)
 }
 
-/// The warning that `skill` consumes `kind` and nothing satisfies it.
-fn unsatisfied(skill: &Skill, kind: &str, message: Message) -> Problem {
-    Problem::new(ProblemCode::ArtifactKindUnsatisfied, message)
-        .about_skill(skill.id.as_str())
+/// The warning, in `own` sentence and `tail`, that `skill` consumes `kind`
+/// and nothing satisfies it. The sentence is written with room for the
+/// problem to keep the skill, the kind and the tool after it (each text
+/// twice its length, plus the fixed words), so a warning is one allocation.
+fn unsatisfied(own: String, skill: &Skill, kind: &str, tail: &Arc<str>) -> Problem {
+    Problem::new(ProblemCode::ArtifactKindUnsatisfied, own)
+        .ending_with(tail.clone())
+        .about_skill(&skill.id)
         .about_kind(kind)
 }
 
