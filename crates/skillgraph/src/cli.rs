@@ -11,7 +11,7 @@ use skill_checkup::{Checkup, Problem};
 use skill_core::{GuardView, ReadSkillOffer, SkillMap, ToolResult};
 use skill_guard::{CompiledMap, Evaluation, Guard, Iteration};
 use skill_tools::{HostFormat, ToolDescriptor, list_skills, read_skill};
-use skillgraph::{LoadError, Loaded, load, mermaid, nearest};
+use skillgraph::{LoadError, Loaded, load, mermaid};
 
 const EXAMPLES: &str = "Examples:
   skillgraph check examples/support-desk
@@ -258,7 +258,7 @@ fn known_skill(map: &SkillMap, id: &str, flag: &str) -> Result<(), Failure> {
     } else {
         ids.join(", ")
     };
-    let hint = nearest(id, &ids)
+    let hint = skill_core::nearest(id, ids.iter().map(String::as_str))
         .map(|n| format!(" (did you mean `{n}`?)"))
         .unwrap_or_default();
     Err(Failure::unusable(
@@ -285,8 +285,9 @@ fn tools(
                     format!("{}: cannot be read: {err}", file.display()),
                 )
             })?;
-            serde_json::from_str::<ReadSkillOffer>(&text)
-                .map_err(|err| Failure::from(LoadError::from_json(file, &err)))?
+            serde_json::from_str::<ReadSkillOffer>(&text).map_err(|err| {
+                Failure::from(LoadError::from_json::<ReadSkillOffer>(file, &text, &err))
+            })?
         }
         None => {
             if let Some(cursor) = cursor {

@@ -37,7 +37,7 @@ mod draw;
 mod load;
 
 pub use draw::mermaid;
-pub use load::{LoadError, Loaded, MAP_FILE, load, nearest};
+pub use load::{LoadError, Loaded, MAP_FILE, load};
 pub use skill_checkup;
 pub use skill_core;
 pub use skill_guard;

@@ -12,6 +12,10 @@ use skill_core::{Flavor, Route, Skill, SkillMap, Step, SurfaceMode, ToolDecl, Tr
 
 use crate::agent_skills::{FileFault, read_skill_md};
 
+mod json;
+
+use json::parse_json;
+
 /// The name of a map file.
 pub const MAP_FILE: &str = "skillmap.json";
 
@@ -311,82 +315,17 @@ fn read_text(path: &Path) -> Result<String, LoadError> {
     })
 }
 
-/// Parse JSON text, turning serde's error into one that names the place, the
-/// unknown key and its nearest known spelling.
-pub(crate) fn parse_json<T: serde::de::DeserializeOwned>(
-    path: &Path,
-    text: &str,
-) -> Result<T, LoadError> {
-    serde_json::from_str(text).map_err(|err| LoadError::from_json(path, &err))
-}
-
 impl LoadError {
-    /// The error for JSON read from `path` that serde refused: a syntax or
-    /// shape error with its line and column, or an unknown key with the
-    /// nearest known one.
-    pub fn from_json(path: &Path, err: &serde_json::Error) -> LoadError {
-        json_error(path, err)
+    /// The error for JSON `text`, read from `path`, that serde_json refused as
+    /// a `T`: a syntax or shape error with its line and column, or an unknown
+    /// key or value with the nearest allowed spelling.
+    pub fn from_json<T: serde::de::DeserializeOwned>(
+        path: &Path,
+        text: &str,
+        err: &serde_json::Error,
+    ) -> LoadError {
+        json::json_error::<T>(path, text, err)
     }
-}
-
-fn json_error(path: &Path, err: &serde_json::Error) -> LoadError {
-    let (line, column) = (err.line(), err.column());
-    let full = err.to_string();
-    let message = full
-        .rsplit_once(" at line ")
-        .map_or(full.as_str(), |(m, _)| m)
-        .to_owned();
-    if let Some((key, known)) = unknown_name(&message) {
-        let nearest = nearest(&key, &known);
-        return LoadError::UnknownKey {
-            path: path.to_path_buf(),
-            line,
-            column,
-            key,
-            nearest,
-            known,
-        };
-    }
-    let hint = match err.classify() {
-        serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
-            "; the file must be one JSON document (check for a missing comma, quote or bracket)"
-        }
-        _ => "; see the data model in the README for each field's type",
-    };
-    LoadError::Json {
-        path: path.to_path_buf(),
-        line,
-        column,
-        message: format!("{message}{hint}"),
-    }
-}
-
-/// From serde's "unknown field `x`, expected one of `a`, `b`" (or "unknown
-/// variant …"): the name and the known ones.
-fn unknown_name(message: &str) -> Option<(String, Vec<String>)> {
-    let rest = message
-        .strip_prefix("unknown field `")
-        .or_else(|| message.strip_prefix("unknown variant `"))?;
-    let (key, rest) = rest.split_once('`')?;
-    let known = rest
-        .split('`')
-        .skip(1)
-        .step_by(2)
-        .map(str::to_owned)
-        .collect();
-    Some((key.to_owned(), known))
-}
-
-/// The known name closest to `written`, when it is close enough to be a
-/// likely misspelling (see [`skill_core::nearest`]).
-///
-/// ```
-/// let known = ["surface_mode".to_owned(), "steps".to_owned()];
-/// assert_eq!(skillgraph::nearest("surfaceMode", &known).as_deref(), Some("surface_mode"));
-/// assert_eq!(skillgraph::nearest("colour", &known), None);
-/// ```
-pub fn nearest(written: &str, known: &[String]) -> Option<String> {
-    skill_core::nearest(written, known.iter().map(String::as_str)).map(str::to_owned)
 }
 
 impl fmt::Display for Loaded {
@@ -413,28 +352,13 @@ mod tests {
             "{\n  \"skills\": [{\"id\": \"a\", \"surfaceMode\": \"both\"}]\n}",
         )
         .unwrap_err();
-        let LoadError::UnknownKey {
-            key, nearest, line, ..
-        } = &err
-        else {
-            panic!("{err}")
-        };
-        assert_eq!(
-            (key.as_str(), nearest.as_deref(), *line),
-            ("surfaceMode", Some("surface_mode"), 2)
-        );
         assert!(err.to_string().starts_with("m.json:2:"), "{err}");
-        let err = parse_json::<SkillMap>(Path::new("m.json"), r#"{"entrys": []}"#).unwrap_err();
-        assert!(err.to_string().contains("did you mean `entries`?"), "{err}");
-        let err = parse_json::<SkillMap>(
-            Path::new("m.json"),
-            r#"{"skills": [{"id": "a", "trigger": "llm_activated"}]}"#,
-        )
-        .unwrap_err();
         assert!(
-            err.to_string().contains("did you mean `llm-activated`?"),
+            err.to_string().contains("did you mean `surface_mode`?"),
             "{err}"
         );
+        let err = parse_json::<SkillMap>(Path::new("m.json"), r#"{"entrys": []}"#).unwrap_err();
+        assert!(err.to_string().contains("did you mean `entries`?"), "{err}");
     }
 
     #[test]
@@ -442,16 +366,5 @@ mod tests {
         let err = parse_json::<SkillMap>(Path::new("m.json"), "{\n  \"skills\": [\n}").unwrap_err();
         assert_eq!(err.code(), "bad-json");
         assert!(err.to_string().starts_with("m.json:3:1: "), "{err}");
-    }
-
-    #[test]
-    fn nearest_needs_a_close_spelling() {
-        let known = [
-            "entries".to_owned(),
-            "routes".to_owned(),
-            "skills".to_owned(),
-        ];
-        assert_eq!(nearest("route", &known).as_deref(), Some("routes"));
-        assert_eq!(nearest("xyz", &known), None);
     }
 }
