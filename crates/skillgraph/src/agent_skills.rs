@@ -19,6 +19,10 @@
 //!   folder's NFKC-normalised name; `description` is at most 1024 characters
 //!   and `compatibility`, when present, a string of at most 500.
 //!
+//! Two more keys are read, not refused: the reference's own runbook keys
+//! `tools` and `routes` (see [`runbook`](self::FileRoute)); a file using them is
+//! valid for us but not portable, which [`SkillFile::runbook_keys`] records.
+//!
 //! The sentences are ours. Where the reference crashes (a file that is not
 //! UTF-8, a `SKILL.md` that is a folder, a control character in the front
 //! matter) the skill is reported invalid, as the reference's exit code says.
@@ -27,9 +31,14 @@
 
 use std::fmt;
 
-use saphyr_parser::{Event, Parser};
 use unicode_general_category::{GeneralCategory, get_general_category};
 use unicode_normalization::UnicodeNormalization;
+
+mod runbook;
+mod yaml;
+
+pub use runbook::FileRoute;
+use yaml::{Yaml, strict_yaml};
 
 /// The fields a `SKILL.md` front matter may have.
 pub const FIELDS: [&str; 6] = [
@@ -41,14 +50,15 @@ pub const FIELDS: [&str; 6] = [
     "name",
 ];
 
+/// The reference's runbook keys, read here but refused by other Agent Skills
+/// clients.
+pub const RUNBOOK_FIELDS: [&str; 2] = ["routes", "tools"];
+
 /// One rule a `SKILL.md` breaks: the field (when one is at fault) and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileFault {
     /// The front-matter field at fault, if any.
     pub field: Option<String>,
-    /// For front matter that is not YAML at all, where the YAML reader gave up
-    /// (one-based line and column in the file).
-    pub syntax_error_at: Option<(usize, usize)>,
     /// What is wrong and how to fix it.
     pub message: String,
 }
@@ -63,7 +73,7 @@ impl fmt::Display for FileFault {
 }
 
 /// A `SKILL.md` as read: what could be taken from it, and every rule it breaks.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SkillFile {
     /// The front matter's `name`, when it is a string.
     pub name: Option<String>,
@@ -71,8 +81,29 @@ pub struct SkillFile {
     pub description: Option<String>,
     /// The Markdown after the front matter, trimmed.
     pub body: String,
+    /// The tools the front matter names: `allowed-tools` (separated by
+    /// spaces, or a list), then the runbook key `tools`, each name once.
+    pub tools: Vec<String>,
+    /// The routes the runbook key `routes` declares out of this skill; their
+    /// targets are not checked against the folder yet.
+    pub routes: Vec<FileRoute>,
+    /// The runbook keys the file uses, in [`RUNBOOK_FIELDS`] order.
+    pub runbook_keys: Vec<&'static str>,
     /// Every rule broken; empty when the file is valid.
     pub faults: Vec<FileFault>,
+}
+
+/// A front matter that is not YAML at all: the file cannot be read, so the
+/// map cannot be loaded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}, column {column}: {message}")]
+pub struct NotYaml {
+    /// One-based line in the file (line 1 is the opening `---`).
+    pub line: usize,
+    /// One-based column.
+    pub column: usize,
+    /// What the YAML reader said.
+    pub message: String,
 }
 
 impl SkillFile {
@@ -85,7 +116,6 @@ impl SkillFile {
 fn fault(field: Option<&str>, message: impl Into<String>) -> FileFault {
     FileFault {
         field: field.map(str::to_owned),
-        syntax_error_at: None,
         message: message.into(),
     }
 }
@@ -118,89 +148,83 @@ fn is_printable(c: char) -> bool {
 
 /// Read a `SKILL.md` of the folder `dir_name` from its bytes.
 ///
+/// # Errors
+///
+/// [`NotYaml`] when the front matter is not YAML at all. Every other broken
+/// rule is a fault in [`SkillFile::faults`].
+///
 /// ```
-/// let file = skillgraph::agent_skills::read_skill_md("pdf-tools", b"---\nname: pdf-tools\ndescription: Read PDFs.\n---\n# Steps\n");
+/// let file = skillgraph::agent_skills::read_skill_md("pdf-tools", b"---\nname: pdf-tools\ndescription: Read PDFs.\n---\n# Steps\n")?;
 /// assert!(file.is_valid());
 /// assert_eq!(file.body, "# Steps");
-/// let broken = skillgraph::agent_skills::read_skill_md("pdf", b"---\nname: PDF\n---\n");
+/// let broken = skillgraph::agent_skills::read_skill_md("pdf", b"---\nname: PDF\n---\n")?;
 /// assert_eq!(broken.faults.len(), 3, "uppercase, folder mismatch, no description");
+/// let not_yaml = skillgraph::agent_skills::read_skill_md("pdf", b"---\nname: pdf\ndescription: \"open\n---\n");
+/// assert_eq!(not_yaml.map_err(|e| e.line), Err(3));
+/// # Ok::<(), skillgraph::agent_skills::NotYaml>(())
 /// ```
-pub fn read_skill_md(dir_name: &str, bytes: &[u8]) -> SkillFile {
+pub fn read_skill_md(dir_name: &str, bytes: &[u8]) -> Result<SkillFile, NotYaml> {
     let mut file = SkillFile::default();
+    let front = match split_front_matter(bytes) {
+        Ok((front, body)) => {
+            file.body = body;
+            front
+        }
+        Err(broken) => {
+            file.faults.push(broken);
+            return Ok(file);
+        }
+    };
+    match strict_yaml(&front) {
+        Ok(Some(Yaml::Map(fields))) => validate(dir_name, &fields, &mut file),
+        Ok(_) => file.faults.push(fault(
+            None,
+            "the front matter is not a YAML mapping; write it as `key: value` lines",
+        )),
+        Err(err) if err.syntax => {
+            return Err(NotYaml {
+                line: err.line,
+                column: err.column,
+                message: err.message,
+            });
+        }
+        Err(err) => file.faults.push(fault(
+            None,
+            format!(
+                "the front matter is not YAML this format accepts: {} (line {}, column {})",
+                err.message, err.line, err.column
+            ),
+        )),
+    }
+    Ok(file)
+}
+
+/// The front matter (the text after the opening `---`, up to the next `---`)
+/// and the body after it, trimmed; line endings normalised first.
+fn split_front_matter(bytes: &[u8]) -> Result<(String, String), FileFault> {
     let Ok(text) = std::str::from_utf8(bytes) else {
-        file.faults
-            .push(fault(None, "the file is not valid UTF-8; save it as UTF-8"));
-        return file;
+        return Err(fault(None, "the file is not valid UTF-8; save it as UTF-8"));
     };
     let text = text.replace("\r\n", "\n").replace('\r', "\n");
     let Some(rest) = text.strip_prefix("---") else {
-        file.faults.push(fault(
+        return Err(fault(
             None,
             "the file does not start with `---` front matter (nothing, not even a byte-order mark or a blank line, may come before it); begin it with `---`, then `name:` and `description:`, then `---`",
         ));
-        return file;
     };
     let Some(close) = rest.find("---") else {
-        file.faults.push(fault(
+        return Err(fault(
             None,
             "the front matter is not closed; end it with a line `---` after its last field",
         ));
-        return file;
     };
-    let front = &rest[..close];
-    file.body = rest[close + 3..].trim_matches(is_py_space).to_owned();
-    let fields = match strict_yaml(front) {
-        Ok(Some(Yaml::Map(fields))) => fields,
-        Ok(_) => {
-            file.faults.push(fault(
-                None,
-                "the front matter is not a YAML mapping; write it as `key: value` lines",
-            ));
-            return file;
-        }
-        Err(err) if err.syntax => {
-            // The front matter starts right after the opening `---`, on the
-            // file's first line.
-            let column = if err.line == 1 {
-                err.column + 3
-            } else {
-                err.column
-            };
-            let mut fault = fault(None, err.message);
-            fault.syntax_error_at = Some((err.line, column));
-            file.faults.push(fault);
-            return file;
-        }
-        Err(err) => {
-            file.faults.push(fault(
-                None,
-                format!("the front matter is not YAML this format accepts: {err}"),
-            ));
-            return file;
-        }
-    };
-    validate(dir_name, &fields, &mut file);
-    file
+    let body = rest[close + 3..].trim_matches(is_py_space).to_owned();
+    Ok((rest[..close].to_owned(), body))
 }
 
 fn validate(dir_name: &str, fields: &[(String, Yaml)], file: &mut SkillFile) {
     let get = |key: &str| fields.iter().find(|(k, _)| k == key).map(|(_, v)| v);
-    let mut unknown: Vec<&str> = fields
-        .iter()
-        .map(|(k, _)| k.as_str())
-        .filter(|k| !FIELDS.contains(k))
-        .collect();
-    if !unknown.is_empty() {
-        unknown.sort_unstable();
-        file.faults.push(fault(
-            Some(unknown[0]),
-            format!(
-                "the front matter has field(s) the format does not define: {}; only {} are allowed (put anything else under `metadata`)",
-                unknown.join(", "),
-                FIELDS.join(", ")
-            ),
-        ));
-    }
+    refuse_unknown_fields(fields, file);
     match get("name") {
         None => file.faults.push(fault(
             Some("name"),
@@ -213,21 +237,7 @@ fn validate(dir_name: &str, fields: &[(String, Yaml)], file: &mut SkillFile) {
             Some("description"),
             "it is missing; add `description:` saying what the skill does and when to use it",
         )),
-        Some(Yaml::Str(text)) if !text.trim_matches(is_py_space).is_empty() => {
-            file.description = Some(text.clone());
-            let length = text.chars().count();
-            if length > 1024 {
-                file.faults.push(fault(
-                    Some("description"),
-                    format!(
-                        "it is {length} characters long, more than the 1024 allowed; shorten it"
-                    ),
-                ));
-            }
-        }
-        Some(_) => file
-            .faults
-            .push(fault(Some("description"), "it must be a non-empty string")),
+        Some(description) => validate_description(description, file),
     }
     match get("compatibility") {
         None => {}
@@ -246,6 +256,100 @@ fn validate(dir_name: &str, fields: &[(String, Yaml)], file: &mut SkillFile) {
             Some("compatibility"),
             "it must be a string, not a list or a mapping",
         )),
+    }
+    read_tools_and_routes(
+        dir_name,
+        get("allowed-tools"),
+        get("tools"),
+        get("routes"),
+        file,
+    );
+}
+
+/// One fault naming every field neither the format nor the runbook keys
+/// define.
+fn refuse_unknown_fields(fields: &[(String, Yaml)], file: &mut SkillFile) {
+    let mut unknown: Vec<&str> = fields
+        .iter()
+        .map(|(k, _)| k.as_str())
+        .filter(|k| !FIELDS.contains(k) && !RUNBOOK_FIELDS.contains(k))
+        .collect();
+    if unknown.is_empty() {
+        return;
+    }
+    unknown.sort_unstable();
+    file.faults.push(fault(
+        Some(unknown[0]),
+        format!(
+            "the front matter has field(s) the format does not define: {}; only {} are allowed (put anything else under `metadata`)",
+            unknown.join(", "),
+            FIELDS.join(", ")
+        ),
+    ));
+}
+
+fn validate_description(description: &Yaml, file: &mut SkillFile) {
+    match description {
+        Yaml::Str(text) if !text.trim_matches(is_py_space).is_empty() => {
+            file.description = Some(text.clone());
+            let length = text.chars().count();
+            if length > 1024 {
+                file.faults.push(fault(
+                    Some("description"),
+                    format!(
+                        "it is {length} characters long, more than the 1024 allowed; shorten it"
+                    ),
+                ));
+            }
+        }
+        _ => file
+            .faults
+            .push(fault(Some("description"), "it must be a non-empty string")),
+    }
+}
+
+/// The skill's tools (`allowed-tools`, then the runbook key `tools`) and its
+/// runbook routes, which may fire only on those tools.
+fn read_tools_and_routes(
+    dir_name: &str,
+    allowed: Option<&Yaml>,
+    tools: Option<&Yaml>,
+    routes: Option<&Yaml>,
+    file: &mut SkillFile,
+) {
+    // The validator takes `allowed-tools` as it is; only text names count.
+    match allowed {
+        Some(Yaml::Str(text)) => file
+            .tools
+            .extend(text.split_whitespace().map(str::to_owned)),
+        Some(Yaml::Seq(items)) => file
+            .tools
+            .extend(items.iter().filter_map(|item| match item {
+                Yaml::Str(name) if !name.trim().is_empty() => Some(name.trim().to_owned()),
+                _ => None,
+            })),
+        _ => {}
+    }
+    if let Some(value) = tools {
+        file.runbook_keys.push("tools");
+        match runbook::read_tools(value) {
+            Ok(names) => file.tools.extend(names),
+            Err(message) => file.faults.push(fault(Some("tools"), message)),
+        }
+    }
+    let mut seen = Vec::new();
+    file.tools.retain(|name| {
+        let first = !seen.contains(name);
+        seen.push(name.clone());
+        first
+    });
+    if let Some(value) = routes {
+        file.runbook_keys.insert(0, "routes");
+        let (routes, broken) = runbook::read_routes(dir_name, value, &file.tools);
+        file.routes = routes;
+        for message in broken {
+            file.faults.push(fault(Some("routes"), message));
+        }
     }
 }
 
@@ -295,186 +399,16 @@ fn validate_name(dir_name: &str, name: &Yaml, file: &mut SkillFile) {
     }
 }
 
-/// Front-matter YAML, read strictly: every scalar is its text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Yaml {
-    Str(String),
-    Seq(Vec<Yaml>),
-    Map(Vec<(String, Yaml)>),
-}
-
-/// A YAML error with its place in the front matter (one-based line and
-/// column, counted from the line after the opening `---`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct YamlError {
-    line: usize,
-    column: usize,
-    message: String,
-    /// The reader could not parse the text at all (as opposed to a strict
-    /// rule refusing YAML that parses).
-    syntax: bool,
-}
-
-impl fmt::Display for YamlError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} (front matter line {}, column {})",
-            self.message, self.line, self.column
-        )
-    }
-}
-
-/// A collection being built.
-enum Open {
-    Seq(Vec<Yaml>),
-    Map {
-        fields: Vec<(String, Yaml)>,
-        key: Option<String>,
-        /// The column of the first nested mapping, which its siblings share.
-        nested_column: Option<usize>,
-    },
-}
-
-/// Load `text` as one strict YAML document; `None` when it holds no node.
-fn strict_yaml(text: &str) -> Result<Option<Yaml>, YamlError> {
-    let chars: Vec<char> = text.chars().collect();
-    if let Some(at) = chars.iter().position(|c| !is_printable(*c)) {
-        let line = chars[..at].iter().filter(|c| **c == '\n').count();
-        let column = at
-            - chars[..at]
-                .iter()
-                .rposition(|c| *c == '\n')
-                .map_or(0, |nl| nl + 1)
-            + 1;
-        return Err(YamlError {
-            line,
-            column,
-            syntax: false,
-            message: format!(
-                "it holds the control character U+{:04X}; remove it",
-                u32::from(chars[at])
-            ),
-        });
-    }
-    let mut parser = Parser::new_from_str(text);
-    let mut stack: Vec<Open> = Vec::new();
-    let mut root: Option<Yaml> = None;
-    let mut documents = 0;
-    while let Some(next) = parser.next_event() {
-        let (event, span) = next.map_err(|err| YamlError {
-            line: err.marker().line(),
-            column: err.marker().col() + 1,
-            message: err.info().to_owned(),
-            syntax: true,
-        })?;
-        let here = |message: &str| YamlError {
-            line: span.start.line(),
-            column: span.start.col() + 1,
-            message: message.to_owned(),
-            syntax: false,
-        };
-        let opens_flow = |open: char| chars.get(span.start.index()) == Some(&open);
-        let node = match event {
-            Event::DocumentStart(_) => {
-                documents += 1;
-                if documents > 1 {
-                    return Err(here(
-                        "it holds more than one YAML document; keep a single one",
-                    ));
-                }
-                continue;
-            }
-            Event::Alias(_) => return Err(here("it uses an alias (`*`); write the value out")),
-            Event::Scalar(_, _, anchor, _)
-            | Event::SequenceStart(anchor, _)
-            | Event::MappingStart(anchor, _)
-                if anchor != 0 =>
-            {
-                return Err(here("it uses an anchor (`&`); write values out"));
-            }
-            Event::Scalar(_, _, _, Some(_))
-            | Event::SequenceStart(_, Some(_))
-            | Event::MappingStart(_, Some(_)) => {
-                return Err(here("it uses a tag (`!`); write plain values"));
-            }
-            Event::SequenceStart(..) if opens_flow('[') => {
-                return Err(here(
-                    "it uses a flow sequence (`[…]`); write one `- item` per line",
-                ));
-            }
-            Event::MappingStart(..) if opens_flow('{') => {
-                return Err(here(
-                    "it uses a flow mapping (`{…}`); write one `key: value` per line",
-                ));
-            }
-            Event::SequenceStart(..) => {
-                stack.push(Open::Seq(Vec::new()));
-                continue;
-            }
-            Event::MappingStart(..) => {
-                if let Some(Open::Map {
-                    key: Some(_),
-                    nested_column,
-                    ..
-                }) = stack.last_mut()
-                {
-                    let column = span.start.col();
-                    match nested_column {
-                        Some(known) if *known != column => {
-                            return Err(here(
-                                "it nests mappings at different indentations under one key set; indent sibling mappings alike",
-                            ));
-                        }
-                        _ => *nested_column = Some(column),
-                    }
-                }
-                stack.push(Open::Map {
-                    fields: Vec::new(),
-                    key: None,
-                    nested_column: None,
-                });
-                continue;
-            }
-            Event::Scalar(value, ..) => Yaml::Str(value.into_owned()),
-            Event::SequenceEnd => match stack.pop() {
-                Some(Open::Seq(items)) => Yaml::Seq(items),
-                _ => return Err(here("unbalanced sequence")),
-            },
-            Event::MappingEnd => match stack.pop() {
-                Some(Open::Map { fields, .. }) => Yaml::Map(fields),
-                _ => return Err(here("unbalanced mapping")),
-            },
-            Event::StreamStart | Event::StreamEnd | Event::DocumentEnd | Event::Nothing => continue,
-        };
-        match stack.last_mut() {
-            None => root = Some(node),
-            Some(Open::Seq(items)) => items.push(node),
-            Some(Open::Map { fields, key, .. }) => match key.take() {
-                Some(name) => fields.push((name, node)),
-                None => {
-                    let Yaml::Str(name) = node else {
-                        return Err(here(
-                            "it uses a list or mapping as a key; keys must be plain text",
-                        ));
-                    };
-                    if fields.iter().any(|(known, _)| *known == name) {
-                        return Err(here(&format!("key '{name}' appears twice; keep one")));
-                    }
-                    *key = Some(name);
-                }
-            },
-        }
-    }
-    Ok(root)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn read(dir: &str, text: &str) -> SkillFile {
+        read_skill_md(dir, text.as_bytes()).expect("the front matter is YAML")
+    }
+
     fn faults(dir: &str, text: &str) -> Vec<String> {
-        read_skill_md(dir, text.as_bytes())
+        read(dir, text)
             .faults
             .into_iter()
             .map(|f| f.to_string())
@@ -523,7 +457,7 @@ mod tests {
 
     #[test]
     fn the_front_matter_ends_at_the_next_dashes_anywhere() {
-        let file = read_skill_md("a", b"---\nname: a\ndescription: before---after\n");
+        let file = read("a", "---\nname: a\ndescription: before---after\n");
         assert!(file.is_valid(), "{:?}", file.faults);
         assert_eq!(file.description.as_deref(), Some("before"));
         assert_eq!(file.body, "after");
@@ -546,5 +480,115 @@ mod tests {
         );
         let found = faults("a--b-", "---\nname: a--b-\ndescription: x\n---");
         assert_eq!(found.len(), 2, "{found:?}");
+    }
+
+    /// Both ways of reporting a YAML error count lines in the whole file,
+    /// line 1 being the opening `---`.
+    #[test]
+    fn yaml_errors_name_the_line_of_the_file() {
+        for (text, line, column) in [
+            ("---\nname: a\ndescription: [x]\n---\n", 3, 14),
+            ("---\nname: a\ndescription: x\u{1}\n---\n", 3, 15),
+            ("--- !t\nname: a\n---\n", 1, 5),
+        ] {
+            let found = faults("a", text);
+            let place = format!("(line {line}, column {column})");
+            assert!(
+                found.len() == 1 && found[0].ends_with(&place),
+                "{text:?}: {found:?}"
+            );
+        }
+        let err = read_skill_md("a", b"---\nname: a\ndescription: \"unclosed\n---\n").unwrap_err();
+        assert_eq!(err.line, 3, "{err}");
+        let err = read_skill_md("a", b"---\nname: a\n  bad: indent\n---\n").unwrap_err();
+        assert_eq!((err.line, err.column), (3, 6), "{err}");
+    }
+
+    #[test]
+    fn allowed_tools_and_the_runbook_tools_become_the_skills_tools() {
+        let file = read(
+            "a",
+            "---\nname: a\ndescription: x\nallowed-tools: Read  lookup\ntools: lookup, refund\n---\n",
+        );
+        assert_eq!(file.tools, ["Read", "lookup", "refund"]);
+        assert_eq!(file.runbook_keys, ["tools"]);
+        assert!(file.is_valid(), "{:?}", file.faults);
+        let file = read(
+            "a",
+            "---\nname: a\ndescription: x\ntools:\n  - lookup\n  - refund\n---\n",
+        );
+        assert_eq!(file.tools, ["lookup", "refund"]);
+        for broken in ["tools:\n  k: v", "tools: \" , \"", "tools:\n  - - x"] {
+            let text = format!("---\nname: a\ndescription: x\n{broken}\n---\n");
+            let found = faults("a", &text);
+            assert!(
+                found.len() == 1 && found[0].starts_with("field `tools`"),
+                "{broken}: {found:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn runbook_routes_follow_the_grammar() {
+        let file = read(
+            "a",
+            "---\nname: a\ndescription: x\ntools: lookup\nroutes:\n  - b\n  - c: on lookup\n  - d: status=denied, failure\n  - e: on lookup status=success\n  - f:\n---\n",
+        );
+        assert!(file.is_valid(), "{:?}", file.faults);
+        assert_eq!(file.runbook_keys, ["routes", "tools"]);
+        let shape: Vec<_> = file
+            .routes
+            .iter()
+            .map(|r| {
+                (
+                    r.route.from.as_str(),
+                    r.route.to.as_str(),
+                    r.route.on_tool_return.as_deref(),
+                    r.route.on_tool_status.clone(),
+                )
+            })
+            .collect();
+        let statuses = |list: &[&str]| Some(list.iter().map(|s| (*s).to_owned()).collect());
+        assert_eq!(
+            shape,
+            [
+                ("a", "b", None, None),
+                ("a", "c", Some("lookup"), None),
+                ("a", "d", None, statuses(&["denied", "failure"])),
+                ("a", "e", Some("lookup"), statuses(&["success"])),
+                ("a", "f", None, None),
+            ]
+        );
+        assert_eq!(file.routes[1].item, "c: on lookup");
+    }
+
+    #[test]
+    fn each_broken_route_item_is_a_fault_naming_it() {
+        for (routes, expect) in [
+            ("routes:", "lists no route"),
+            ("routes: b", "must be a list"),
+            ("routes:\n  - b: when ready", "`b: when ready` has a guard"),
+            (
+                "routes:\n  - b: on refund",
+                "`refund`, which is not one of this file's tools (the file names none)",
+            ),
+            ("routes:\n  - b: status=lost", "the status `lost`"),
+            ("routes:\n  - b: status=", "`b: status=` has a guard"),
+            (
+                "routes:\n  - b\n  - b: status=denied",
+                "second route to `b`",
+            ),
+            ("routes:\n  - b: x\n    c: y", "`b: x, c: y` is not a route"),
+            ("routes:\n  - \"\"", "names no target"),
+        ] {
+            let text = format!("---\nname: a\ndescription: x\n{routes}\n---\n");
+            let found = faults("a", &text);
+            assert!(
+                found.len() == 1
+                    && found[0].starts_with("field `routes`: ")
+                    && found[0].contains(expect),
+                "{routes}: {found:?}"
+            );
+        }
     }
 }

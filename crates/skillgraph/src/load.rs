@@ -1,6 +1,7 @@
 //! Loading a skill map from disk: a `skillmap.json` file with inline skills,
-//! or a folder holding `skillmap.json` (entries, routes, per-skill settings)
-//! and Agent Skills folders `skills/<name>/SKILL.md`.
+//! or a folder of Agent Skills as it is (SPEC §7.4): `skills/<name>/SKILL.md`,
+//! or `<name>/SKILL.md` when there is no `skills/` folder, with or without a
+//! `skillmap.json` beside them (entries, routes, per-skill settings).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -10,7 +11,7 @@ use serde::Deserialize;
 use skill_checkup::{Checkup, Problem, ProblemCode, check_map};
 use skill_core::{Flavor, Route, Skill, SkillMap, Step, SurfaceMode, ToolDecl, Trigger};
 
-use crate::agent_skills::{FileFault, read_skill_md};
+use crate::agent_skills::{FileFault, SkillFile, read_skill_md};
 
 mod json;
 
@@ -24,16 +25,26 @@ pub const MAP_FILE: &str = "skillmap.json";
 pub struct Loaded {
     /// The map.
     pub map: SkillMap,
-    /// Problems of the files themselves (`skill-file-invalid`, settings for
-    /// a skill that has no folder), reported with the check-up.
+    /// Problems of the files themselves (`skill-file-invalid`,
+    /// `skill-file-not-portable`, settings for a skill that has no folder),
+    /// reported with the check-up.
     pub problems: Vec<Problem>,
+    /// The map is a plain catalog: a folder without `skillmap.json` whose
+    /// files declare no route. Every skill is open, so a run needs no entry
+    /// and the check-up does not ask for one.
+    pub plain_catalog: bool,
 }
 
 impl Loaded {
     /// The check-up of the map, the loading problems first.
     pub fn checkup(&self) -> Checkup {
         let mut problems = self.problems.clone();
-        problems.extend(check_map(&self.map).problems);
+        problems.extend(
+            check_map(&self.map)
+                .problems
+                .into_iter()
+                .filter(|problem| !(self.plain_catalog && problem.code() == ProblemCode::NoEntry)),
+        );
         Checkup::from_problems(problems)
     }
 }
@@ -48,8 +59,8 @@ pub enum LoadError {
         /// The path given.
         path: PathBuf,
     },
-    /// A folder without `skillmap.json`.
-    #[error("{}: the folder has no `skillmap.json`; add one (`{{\"entries\": [...], \"routes\": [...], \"skills\": {{...}}}}`) beside its `skills/` folder", dir.display())]
+    /// A folder with neither `skillmap.json` nor a skill folder.
+    #[error("{}: the folder has no `skillmap.json` and no skills (`skills/<name>/SKILL.md`, or `<name>/SKILL.md`); pass the folder that holds them", dir.display())]
     NoMapFile {
         /// The folder.
         dir: PathBuf,
@@ -127,7 +138,7 @@ struct SkillSettings {
     #[serde(default)]
     trigger: Option<Trigger>,
     #[serde(default)]
-    tools: Vec<ToolDecl>,
+    tools: Option<Vec<ToolDecl>>,
     #[serde(default)]
     surface_mode: Option<SurfaceMode>,
     #[serde(default)]
@@ -152,15 +163,16 @@ struct FolderMap {
     skills: BTreeMap<String, SkillSettings>,
 }
 
-/// Load a map from `path`: a `skillmap.json` file, or a folder holding
-/// `skillmap.json` and `skills/<name>/SKILL.md` folders (read in name order).
+/// Load a map from `path`: a `skillmap.json` file, or a folder of skills
+/// (read in name order) with or without a `skillmap.json`.
 ///
 /// # Errors
 ///
-/// A [`LoadError`] when the input cannot be used: a missing path or map
-/// file, an unreadable file, JSON that does not parse or has the wrong shape,
-/// an unknown key. A `SKILL.md` that breaks the Agent Skills rules is not an
-/// error here: it is a `skill-file-invalid` problem in [`Loaded::problems`].
+/// A [`LoadError`] when the input cannot be used: a missing path, a folder
+/// with no map and no skills, an unreadable file, JSON that does not parse
+/// or has the wrong shape, an unknown key, a front matter that is not YAML.
+/// A `SKILL.md` that breaks the Agent Skills rules is not an error here: it
+/// is a `skill-file-invalid` problem in [`Loaded::problems`].
 pub fn load(path: &Path) -> Result<Loaded, LoadError> {
     if !path.exists() {
         return Err(LoadError::Missing {
@@ -168,80 +180,162 @@ pub fn load(path: &Path) -> Result<Loaded, LoadError> {
         });
     }
     if !path.is_dir() {
-        let map = parse_json::<SkillMap>(path, &read_text(path)?)?;
+        let map = parse_json::<SkillMap>(path, &read_json_text(path)?)?;
         return Ok(Loaded {
             map,
             problems: Vec::new(),
+            plain_catalog: false,
         });
     }
-    let map_path = path.join(MAP_FILE);
-    if !map_path.is_file() {
+    load_folder(path)
+}
+
+/// A folder: its skills, then what its `skillmap.json` adds.
+fn load_folder(root: &Path) -> Result<Loaded, LoadError> {
+    let map_path = root.join(MAP_FILE);
+    let folder_map: Option<FolderMap> = if map_path.is_file() {
+        Some(parse_json(&map_path, &read_json_text(&map_path)?)?)
+    } else {
+        None
+    };
+    let (skills_dir, names) = skill_folders(root)?;
+    if folder_map.is_none() && names.is_empty() {
         return Err(LoadError::NoMapFile {
-            dir: path.to_path_buf(),
+            dir: root.to_path_buf(),
         });
     }
-    let folder: FolderMap = parse_json(&map_path, &read_text(&map_path)?)?;
+    let mut files = Vec::with_capacity(names.len());
+    for name in &names {
+        let dir = skills_dir.join(name);
+        files.push((
+            name.as_str(),
+            read_skill_folder(&dir, name)?,
+            fault_place(root, &dir),
+        ));
+    }
     let mut problems = Vec::new();
-    let mut skills = Vec::new();
-    let skills_dir = path.join("skills");
-    let mut names = Vec::new();
-    if skills_dir.is_dir() {
-        let entries = std::fs::read_dir(&skills_dir).map_err(|source| LoadError::Read {
-            path: skills_dir.clone(),
-            source,
-        })?;
-        for entry in entries {
-            let entry = entry.map_err(|source| LoadError::Read {
-                path: skills_dir.clone(),
-                source,
-            })?;
-            // Files beside the skill folders (a README) are not skills.
-            if entry.path().is_dir() {
-                names.push(entry.file_name().to_string_lossy().into_owned());
-            }
+    let (mut skills, file_routes) = skills_from_files(files, &mut problems);
+    let plain_catalog = folder_map.is_none() && file_routes.is_empty();
+    let FolderMap {
+        entries,
+        mut routes,
+        skills: mut settings,
+    } = folder_map.unwrap_or_default();
+    for skill in &mut skills {
+        if let Some(config) = settings.remove(&skill.id) {
+            apply(skill, config);
         }
     }
-    names.sort();
-    let mut settings = folder.skills;
-    for name in names {
-        let dir = skills_dir.join(&name);
-        let (skill, faults) = read_skill_folder(&dir, &name)?;
-        if let Some((fault, (line, column))) = faults
-            .iter()
-            .find_map(|f| f.syntax_error_at.map(|at| (f, at)))
-        {
-            return Err(LoadError::Yaml {
-                path: dir.join("SKILL.md"),
-                line,
-                column,
-                message: fault.message.clone(),
-            });
-        }
-        for fault in faults {
-            let message = format!("{}: {fault}", fault_place(path, &dir));
-            problems.push(Problem::new(ProblemCode::SkillFileInvalid, message).about_skill(&name));
-        }
-        let mut skill = skill;
-        if let Some(config) = settings.remove(&name) {
-            apply(&mut skill, config);
-        }
-        skills.push(skill);
-    }
+    let folder = fault_place(root, &skills_dir);
     for id in settings.keys() {
         let message = format!(
-            "{}: `skills` configures \"{id}\", but there is no skills/{id}/SKILL.md; add the skill's folder, or remove its settings",
+            "{}: `skills` configures \"{id}\", but there is no {folder}/{id}/SKILL.md; add the skill's folder, or remove its settings",
             map_path.display()
         );
         problems.push(Problem::new(ProblemCode::SettingsWithoutSkill, message).about_skill(id));
     }
+    routes.extend(file_routes);
     Ok(Loaded {
         map: SkillMap {
             skills,
-            entries: folder.entries,
-            routes: folder.routes,
+            entries,
+            routes,
         },
         problems,
+        plain_catalog,
     })
+}
+
+/// Where a folder keeps its skills and their names, sorted: every folder in
+/// `skills/`, or, when there is none, every folder beside the map that holds
+/// a `SKILL.md`.
+fn skill_folders(root: &Path) -> Result<(PathBuf, Vec<String>), LoadError> {
+    let nested = root.join("skills");
+    let (dir, flat) = if nested.is_dir() {
+        (nested, false)
+    } else {
+        (root.to_path_buf(), true)
+    };
+    let entries = std::fs::read_dir(&dir).map_err(|source| LoadError::Read {
+        path: dir.clone(),
+        source,
+    })?;
+    let mut names = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|source| LoadError::Read {
+            path: dir.clone(),
+            source,
+        })?;
+        let path = entry.path();
+        // Files beside the skill folders (a README) are not skills; nor, in
+        // a flat folder, are folders without a SKILL.md (docs, scripts).
+        if path.is_dir() && (!flat || skill_file(&path).is_some()) {
+            names.push(entry.file_name().to_string_lossy().into_owned());
+        }
+    }
+    names.sort();
+    Ok((dir, names))
+}
+
+/// The skill file of a folder, as the reference validator looks for it.
+fn skill_file(dir: &Path) -> Option<PathBuf> {
+    ["SKILL.md", "skill.md"]
+        .iter()
+        .map(|f| dir.join(f))
+        .find(|p| p.exists())
+}
+
+/// The skills the files describe and the routes they declare; each broken
+/// rule becomes a problem (`skill-file-invalid`), each use of the runbook
+/// keys a warning (`skill-file-not-portable`). A route to a skill the folder
+/// does not hold is a broken rule of its file, and is left out.
+fn skills_from_files(
+    files: Vec<(&str, SkillFile, String)>,
+    problems: &mut Vec<Problem>,
+) -> (Vec<Skill>, Vec<Route>) {
+    let ids: Vec<&str> = files.iter().map(|(name, ..)| *name).collect();
+    let mut skills = Vec::with_capacity(files.len());
+    let mut routes = Vec::new();
+    for (name, file, place) in &files {
+        let invalid = |message: String| {
+            Problem::new(ProblemCode::SkillFileInvalid, message).about_skill(*name)
+        };
+        problems.extend(file.faults.iter().map(|f| invalid(format!("{place}: {f}"))));
+        if !file.runbook_keys.is_empty() {
+            problems.push(not_portable(name, place, &file.runbook_keys));
+        }
+        for found in &file.routes {
+            if ids.contains(&found.route.to.as_str()) {
+                routes.push(found.route.clone());
+            } else {
+                problems.push(invalid(format!(
+                    "{place}: field `routes`: item `{}` routes to `{}`, which is not a skill of this folder (the skills are: {}); fix the name, or add the skill's folder",
+                    found.item,
+                    found.route.to,
+                    ids.join(", ")
+                )));
+            }
+        }
+        let mut skill = Skill::new(*name);
+        skill.description.clone_from(&file.description);
+        skill.body.clone_from(&file.body);
+        skill.tools = file.tools.iter().map(ToolDecl::new).collect();
+        skills.push(skill);
+    }
+    (skills, routes)
+}
+
+fn not_portable(name: &str, place: &str, keys: &[&str]) -> Problem {
+    let keys = keys
+        .iter()
+        .map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(" and ");
+    let message = format!(
+        "{place}: it uses {keys}, keys of the reference's runbooks that other Agent Skills clients refuse (their validator allows only {}); to keep the file portable, move them to skillmap.json (`skills.{name}.tools`, and `routes` with `from: \"{name}\"`)",
+        crate::agent_skills::FIELDS.join(", ")
+    );
+    Problem::new(ProblemCode::SkillFileNotPortable, message).about_skill(name)
 }
 
 /// `skills/<name>/SKILL.md`, relative to the map folder when it can be.
@@ -253,41 +347,37 @@ fn fault_place(root: &Path, dir: &Path) -> String {
         .to_string()
 }
 
-/// The skill a folder holds (id: the folder's name) and every rule its
-/// `SKILL.md` breaks.
-fn read_skill_folder(dir: &Path, name: &str) -> Result<(Skill, Vec<FileFault>), LoadError> {
-    let mut skill = Skill::new(name);
-    let file = ["SKILL.md", "skill.md"]
-        .iter()
-        .map(|f| dir.join(f))
-        .find(|p| p.exists());
-    let Some(file) = file else {
-        let fault = folder_fault(
+/// The skill a folder holds (id: the folder's name) as its `SKILL.md` says.
+fn read_skill_folder(dir: &Path, name: &str) -> Result<SkillFile, LoadError> {
+    let Some(file) = skill_file(dir) else {
+        return Ok(folder_fault(
             "the folder has no SKILL.md; add one with `name` and `description` front matter",
-        );
-        return Ok((skill, vec![fault]));
+        ));
     };
     if file.is_dir() {
-        let fault = folder_fault(
+        return Ok(folder_fault(
             "SKILL.md is a folder, not a file; replace it with the skill's Markdown file",
-        );
-        return Ok((skill, vec![fault]));
+        ));
     }
     let bytes = std::fs::read(&file).map_err(|source| LoadError::Read {
         path: file.clone(),
         source,
     })?;
-    let parsed = read_skill_md(name, &bytes);
-    skill.description = parsed.description;
-    skill.body = parsed.body;
-    Ok((skill, parsed.faults))
+    read_skill_md(name, &bytes).map_err(|err| LoadError::Yaml {
+        path: dir.join("SKILL.md"),
+        line: err.line,
+        column: err.column,
+        message: err.message,
+    })
 }
 
-fn folder_fault(message: &str) -> FileFault {
-    FileFault {
-        field: None,
-        syntax_error_at: None,
-        message: message.to_owned(),
+fn folder_fault(message: &str) -> SkillFile {
+    SkillFile {
+        faults: vec![FileFault {
+            field: None,
+            message: message.to_owned(),
+        }],
+        ..SkillFile::default()
     }
 }
 
@@ -301,17 +391,24 @@ fn apply(skill: &mut Skill, config: SkillSettings) {
     if let Some(mode) = config.surface_mode {
         skill.surface_mode = mode;
     }
-    skill.tools = config.tools;
+    if let Some(tools) = config.tools {
+        skill.tools = tools;
+    }
     skill.produces = config.produces;
     skill.consumes = config.consumes;
     skill.steps = config.steps;
     skill.on_skip = config.on_skip;
 }
 
-fn read_text(path: &Path) -> Result<String, LoadError> {
-    std::fs::read_to_string(path).map_err(|source| LoadError::Read {
+/// A JSON file's text, without the byte-order mark some editors write first.
+fn read_json_text(path: &Path) -> Result<String, LoadError> {
+    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Read {
         path: path.to_path_buf(),
         source,
+    })?;
+    Ok(match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_owned(),
+        None => text,
     })
 }
 
