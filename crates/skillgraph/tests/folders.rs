@@ -321,3 +321,10 @@ fn yaml_errors_name_the_line_of_the_file() {
         "{stderr}"
     );
 }
+
+#[test]
+fn the_shipped_skills_folder_checks_clean() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/skills-folder");
+    assert_eq!(check(&dir), (0, Vec::new()));
+    assert!(tools_text(&dir).contains("- pdf-tools: Read, split and merge PDF files."));
+}
