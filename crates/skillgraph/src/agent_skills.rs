@@ -19,9 +19,10 @@
 //!   folder's NFKC-normalised name; `description` is at most 1024 characters
 //!   and `compatibility`, when present, a string of at most 500.
 //!
-//! Two more keys are read, not refused: the reference's own runbook keys
-//! `tools` and `routes` (see [`runbook`](self::FileRoute)); a file using them is
-//! valid for us but not portable, which [`SkillFile::runbook_keys`] records.
+//! One exception: `tools` and `routes`, the runbook keys of the skill-graph
+//! reference (agentfootprint), are read, not refused (see [`FileRoute`]). A
+//! file using them is valid for us but not portable, as other Agent Skills
+//! clients refuse it; [`SkillFile::runbook_keys`] records them.
 //!
 //! The sentences are ours. Where the reference crashes (a file that is not
 //! UTF-8, a `SKILL.md` that is a folder, a control character in the front
