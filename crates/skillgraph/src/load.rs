@@ -226,11 +226,11 @@ fn load_folder(root: &Path) -> Result<Loaded, LoadError> {
             apply(skill, config);
         }
     }
-    let folder = fault_place(root, &skills_dir);
     for id in settings.keys() {
         let message = format!(
-            "{}: `skills` configures \"{id}\", but there is no {folder}/{id}/SKILL.md; add the skill's folder, or remove its settings",
-            map_path.display()
+            "{}: `skills` configures \"{id}\", but there is no {}; add the skill's folder, or remove its settings",
+            map_path.display(),
+            fault_place(root, &skills_dir.join(id))
         );
         problems.push(Problem::new(ProblemCode::SettingsWithoutSkill, message).about_skill(id));
     }
@@ -298,7 +298,7 @@ fn skills_from_files(
     let mut routes = Vec::new();
     for (name, file, place) in &files {
         let invalid = |message: String| {
-            Problem::new(ProblemCode::SkillFileInvalid, message).about_skill(*name)
+            Problem::new(ProblemCode::SkillFileInvalid, message).about_skill(name)
         };
         problems.extend(file.faults.iter().map(|f| invalid(format!("{place}: {f}"))));
         if !file.runbook_keys.is_empty() {
