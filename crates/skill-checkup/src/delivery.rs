@@ -7,7 +7,7 @@
 use std::fmt;
 
 use serde::Serialize;
-use skill_core::{Skill, SurfaceMode, Trigger, Via, activates_by_read};
+use skill_core::{Skill, SurfaceMode, Trigger, Via};
 
 use crate::code::ProblemCode;
 
@@ -121,7 +121,7 @@ pub fn tool_only_delivery_refusal(skills: &[Skill]) -> Option<DeliveryRefusal> {
         .filter(|s| {
             s.flavor.is_skill()
                 && s.surface_mode == SurfaceMode::ToolOnly
-                && !activates_by_read(s)
+                && !s.activates_by_read()
                 && !s.body.is_empty()
         })
         .map(|s| Offender {

@@ -11,7 +11,7 @@ use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::surface::SurfaceMode;
+use crate::surface::{SurfaceMode, resolve_surface_mode};
 
 /// One skill of a catalog. Only `id` is required.
 ///
@@ -94,6 +94,37 @@ impl Skill {
     /// The first tool the skill carries under `name`, if any.
     pub fn tool(&self, name: &str) -> Option<&ToolDecl> {
         self.tools.iter().find(|tool| tool.name == name)
+    }
+
+    /// Whether `read_skill` is what activates this skill: its trigger is
+    /// `llm-activated`.
+    pub fn activates_by_read(&self) -> bool {
+        self.trigger == Trigger::LlmActivated
+    }
+
+    /// The mode this skill is treated as: its declared mode, except that a
+    /// declared `auto` resolves through [`resolve_surface_mode`] when a
+    /// provider is given.
+    ///
+    /// ```
+    /// use skill_core::{Skill, SurfaceMode};
+    ///
+    /// let skill = Skill::new("billing");
+    /// assert_eq!(skill.resolved_surface_mode(None, None), SurfaceMode::Auto);
+    /// assert_eq!(
+    ///     skill.resolved_surface_mode(Some("anthropic"), Some("claude-sonnet-4-5")),
+    ///     SurfaceMode::Both
+    /// );
+    /// ```
+    pub fn resolved_surface_mode(
+        &self,
+        provider: Option<&str>,
+        model: Option<&str>,
+    ) -> SurfaceMode {
+        match (self.surface_mode, provider) {
+            (SurfaceMode::Auto, Some(provider)) => resolve_surface_mode(provider, model),
+            (declared, _) => declared,
+        }
     }
 }
 
@@ -311,6 +342,31 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("surfaceMode"), "{err}");
+    }
+
+    #[test]
+    fn only_llm_activated_skills_activate_by_read() {
+        let mut skill = Skill::new("a");
+        assert!(skill.activates_by_read());
+        for trigger in [Trigger::Rule, Trigger::Always, Trigger::OnToolReturn] {
+            skill.trigger = trigger;
+            assert!(!skill.activates_by_read());
+        }
+    }
+
+    #[test]
+    fn declared_auto_resolves_only_with_a_provider() {
+        let mut skill = Skill::new("a");
+        assert_eq!(skill.resolved_surface_mode(None, None), SurfaceMode::Auto);
+        assert_eq!(
+            skill.resolved_surface_mode(Some("openai"), None),
+            SurfaceMode::ToolOnly
+        );
+        skill.surface_mode = SurfaceMode::SystemPrompt;
+        assert_eq!(
+            skill.resolved_surface_mode(Some("anthropic"), Some("claude-4")),
+            SurfaceMode::SystemPrompt
+        );
     }
 
     #[test]

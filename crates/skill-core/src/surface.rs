@@ -5,7 +5,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::skill::{Skill, Trigger};
+use crate::skill::Skill;
 
 /// The channel a skill's body is delivered through.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -99,23 +99,19 @@ fn names_a_body_reading_claude(model: &str) -> bool {
     })
 }
 
-/// The mode a skill is treated as: its declared mode, except that a declared
-/// `auto` resolves through [`resolve_surface_mode`] when a provider is given.
+/// `resolved_surface_mode_of(skill, provider?, model?)` as SPEC §3 names it:
+/// [`Skill::resolved_surface_mode`].
 pub fn resolved_surface_mode_of(
     skill: &Skill,
     provider: Option<&str>,
     model: Option<&str>,
 ) -> SurfaceMode {
-    match (skill.surface_mode, provider) {
-        (SurfaceMode::Auto, Some(provider)) => resolve_surface_mode(provider, model),
-        (declared, _) => declared,
-    }
+    skill.resolved_surface_mode(provider, model)
 }
 
-/// Whether `read_skill` is what activates this skill: its trigger is
-/// `llm-activated`.
+/// `activates_by_read(skill)` as SPEC §3 names it: [`Skill::activates_by_read`].
 pub fn activates_by_read(skill: &Skill) -> bool {
-    skill.trigger == Trigger::LlmActivated
+    skill.activates_by_read()
 }
 
 #[cfg(test)]
@@ -149,33 +145,5 @@ mod tests {
             resolve_surface_mode("anthropic", None),
             SurfaceMode::ToolOnly
         );
-    }
-
-    #[test]
-    fn declared_auto_resolves_only_with_a_provider() {
-        let mut skill = Skill::new("a");
-        assert_eq!(
-            resolved_surface_mode_of(&skill, None, None),
-            SurfaceMode::Auto
-        );
-        assert_eq!(
-            resolved_surface_mode_of(&skill, Some("openai"), None),
-            SurfaceMode::ToolOnly
-        );
-        skill.surface_mode = SurfaceMode::SystemPrompt;
-        assert_eq!(
-            resolved_surface_mode_of(&skill, Some("anthropic"), Some("claude-4")),
-            SurfaceMode::SystemPrompt
-        );
-    }
-
-    #[test]
-    fn only_llm_activated_skills_activate_by_read() {
-        let mut skill = Skill::new("a");
-        assert!(activates_by_read(&skill));
-        for trigger in [Trigger::Rule, Trigger::Always, Trigger::OnToolReturn] {
-            skill.trigger = trigger;
-            assert!(!activates_by_read(&skill));
-        }
     }
 }
