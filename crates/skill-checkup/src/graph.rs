@@ -4,7 +4,7 @@
 //! authoring, vocabulary and delivery checks on the skills as the map
 //! activates them.
 
-use skill_core::{IdHashMap, IdHashSet, Route, SkillMap, Trigger};
+use skill_core::{IdHashMap, IdHashSet, Route, SkillMap};
 use skill_guard::{Guard, Preconditions, plain_caption, unsatisfiable};
 
 use crate::code::ProblemCode;
@@ -170,15 +170,7 @@ fn routes(map: &SkillMap, problems: &mut Vec<Problem>) {
 }
 
 fn reachability(map: &SkillMap, problems: &mut Vec<Problem>) {
-    let targeted = map.targeted_ids();
-    let mut seen = IdHashSet::default();
-    for skill in map.skills.iter().filter(|s| s.flavor.is_skill()) {
-        if !seen.insert(skill.id.as_str())
-            || targeted.contains(skill.id.as_str())
-            || skill.trigger == Trigger::LlmActivated
-        {
-            continue;
-        }
+    for skill in map.unreachable_skills() {
         let message = format!(
             "Skill \"{}\" has trigger '{}' and no entry or route leads to it, so the graph never activates it and \
              read_skill does not either (only 'llm-activated' skills are open). Add a route or an entry to it, or \

@@ -114,14 +114,8 @@ impl SkillMap {
             .collect()
     }
 
-    /// Whether an entry or a route names `id`.
-    pub fn is_targeted(&self, id: &str) -> bool {
-        self.entries.iter().any(|e| e == id) || self.routes.iter().any(|r| r.to == id)
-    }
-
-    /// Every id an entry or a route names as where to go, as a set (for
-    /// asking [`is_targeted`](Self::is_targeted) of many skills at once).
-    pub fn targeted_ids(&self) -> IdHashSet<&str> {
+    /// Every id an entry or a route names as where to go.
+    fn targeted_ids(&self) -> IdHashSet<&str> {
         self.entries
             .iter()
             .map(String::as_str)
@@ -129,20 +123,38 @@ impl SkillMap {
             .collect()
     }
 
-    /// Skills of flavor `skill`, trigger `llm-activated`, that no entry and no
-    /// route targets: activatable from anywhere, never moving the cursor.
-    pub fn open_skills(&self) -> Vec<&str> {
+    /// The skills of flavor `skill` that no entry and no route targets, in
+    /// catalog order: the map never moves the cursor onto them, so only a
+    /// read can activate them. The one place the open-skill rule is written:
+    /// those that [activate by read](Skill::activates_by_read) are open, the
+    /// others unreachable.
+    fn untargeted_skills(&self) -> impl Iterator<Item = &Skill> {
         let targeted = self.targeted_ids();
-        let mut seen = IdHashSet::default();
         self.skills
             .iter()
-            .filter(|s| {
-                s.flavor.is_skill()
-                    && s.trigger == Trigger::LlmActivated
-                    && !targeted.contains(s.id.as_str())
-            })
+            .filter(move |s| s.flavor.is_skill() && !targeted.contains(s.id.as_str()))
+    }
+
+    /// Skills of flavor `skill`, trigger `llm-activated`, that no entry and no
+    /// route targets: activatable from anywhere, never moving the cursor.
+    /// Each id once, at its first open skill.
+    pub fn open_skills(&self) -> Vec<&str> {
+        let mut seen = IdHashSet::default();
+        self.untargeted_skills()
+            .filter(|s| s.activates_by_read())
             .map(|s| s.id.as_str())
             .filter(|id| seen.insert(*id))
+            .collect()
+    }
+
+    /// Skills of flavor `skill` that nothing activates: no entry and no route
+    /// targets them, and their trigger is not `llm-activated`, so they are not
+    /// open either. Each id is judged by its first skill of flavor `skill`.
+    pub fn unreachable_skills(&self) -> Vec<&Skill> {
+        let mut seen = IdHashSet::default();
+        self.untargeted_skills()
+            .filter(|s| seen.insert(s.id.as_str()))
+            .filter(|s| !s.activates_by_read())
             .collect()
     }
 
@@ -290,6 +302,26 @@ mod tests {
         map.skills[3].trigger = Trigger::Always;
         assert!(map.open_skills().is_empty());
         assert_eq!(map.grantable(Some("refunds")), ["triage", "billing"]);
+    }
+
+    #[test]
+    fn unreachable_skills_are_untargeted_and_not_open() {
+        let mut map = map();
+        assert!(map.unreachable_skills().is_empty());
+        map.skills[3].trigger = Trigger::Rule;
+        let mut twin = Skill::new("faq");
+        twin.trigger = Trigger::Always;
+        map.skills.push(twin);
+        map.skills.push(Skill::new("notes"));
+        map.skills[2].trigger = Trigger::Rule;
+        let unreachable: Vec<&str> = map
+            .unreachable_skills()
+            .iter()
+            .map(|s| s.id.as_str())
+            .collect();
+        // billing is an entry; faq is reported once; notes is open.
+        assert_eq!(unreachable, ["faq"]);
+        assert_eq!(map.open_skills(), ["notes"]);
     }
 
     #[test]
