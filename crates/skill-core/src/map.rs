@@ -192,42 +192,14 @@ impl SkillMap {
         }
     }
 
-    /// How the map activates `id`: an entry (`via: entry`), the target of a
-    /// deterministic route (`via: route`, from the source of its first
-    /// deterministic incoming route), the target of a model edge only
-    /// (`via: model`), or nothing (`None`).
-    pub fn routing_of(&self, id: &str) -> Option<Routing> {
-        if self.entries.iter().any(|e| e == id) {
-            return Some(Routing {
-                via: Via::Entry,
-                from: None,
-            });
-        }
-        if let Some(route) = self
-            .routes
-            .iter()
-            .find(|r| r.to == id && r.is_deterministic())
-        {
-            return Some(Routing {
-                via: Via::Route,
-                from: Some(route.from.clone()),
-            });
-        }
-        self.routes.iter().any(|r| r.to == id).then_some(Routing {
-            via: Via::Model,
-            from: None,
-        })
-    }
-
-    /// The skills as the map activates them: an entry or a deterministic
-    /// route target gets its routing metadata and trigger `rule` (the graph,
-    /// not `read_skill`, activates it); a model-edge target gets `via: model`
-    /// and keeps its trigger. Skills the map does not name are unchanged.
-    /// One pass over entries and routes, whatever the map's size.
-    pub fn skills_as_routed(&self) -> Vec<Skill> {
-        let mut routing: IdHashMap<&str, Routing> = IdHashMap::default();
+    /// How the map activates each id it names: an entry is `via: entry`;
+    /// the target of a deterministic route `via: route`, from the source of
+    /// its first deterministic incoming route; the target of model edges only
+    /// `via: model`. One pass over routes and entries.
+    fn routing_table(&self) -> IdHashMap<&str, Routing> {
+        let mut table: IdHashMap<&str, Routing> = IdHashMap::default();
         for route in &self.routes {
-            let known = routing.entry(route.to.as_str()).or_insert(Routing {
+            let known = table.entry(route.to.as_str()).or_insert(Routing {
                 via: Via::Model,
                 from: None,
             });
@@ -240,7 +212,7 @@ impl SkillMap {
             }
         }
         for entry in &self.entries {
-            routing.insert(
+            table.insert(
                 entry.as_str(),
                 Routing {
                     via: Via::Entry,
@@ -248,11 +220,30 @@ impl SkillMap {
                 },
             );
         }
+        table
+    }
+
+    /// How the map activates `id`: an entry (`via: entry`), the target of a
+    /// deterministic route (`via: route`, from the source of its first
+    /// deterministic incoming route), the target of a model edge only
+    /// (`via: model`), or nothing (`None`). Each call reads the whole map;
+    /// [`skills_as_routed`](Self::skills_as_routed) answers for every skill
+    /// at once.
+    pub fn routing_of(&self, id: &str) -> Option<Routing> {
+        self.routing_table().remove(id)
+    }
+
+    /// The skills as the map activates them: an entry or a deterministic
+    /// route target gets its routing metadata and trigger `rule` (the graph,
+    /// not `read_skill`, activates it); a model-edge target gets `via: model`
+    /// and keeps its trigger. Skills the map does not name are unchanged.
+    pub fn skills_as_routed(&self) -> Vec<Skill> {
+        let table = self.routing_table();
         self.skills
             .iter()
             .map(|skill| {
                 let mut skill = skill.clone();
-                if let Some(routing) = routing.get(skill.id.as_str()) {
+                if let Some(routing) = table.get(skill.id.as_str()) {
                     if routing.via != Via::Model {
                         skill.trigger = Trigger::Rule;
                     }
@@ -340,6 +331,25 @@ mod tests {
         let routed = map.skills_as_routed();
         assert_eq!(routed[1].trigger, Trigger::Rule);
         assert_eq!(routed[4].trigger, Trigger::LlmActivated);
+        for skill in &routed {
+            assert_eq!(skill.routing, map.routing_of(&skill.id), "{}", skill.id);
+        }
+    }
+
+    #[test]
+    fn the_first_deterministic_route_in_names_the_source() {
+        let mut map = map();
+        let mut late = Route::new("billing", "audit");
+        late.on_tool_return = Some("close".into());
+        let mut later = Route::new("faq", "audit");
+        later.on_tool_status = Some(vec!["success".into()]);
+        map.routes.extend([late, later]);
+        let expected = Some(Routing {
+            via: Via::Route,
+            from: Some("billing".into()),
+        });
+        assert_eq!(map.routing_of("audit"), expected);
+        assert_eq!(map.skills_as_routed()[4].routing, expected);
     }
 
     #[test]
