@@ -170,20 +170,35 @@ impl SkillMap {
     }
 
     /// The `read_skill` offer for a position: the cursor, the ids this reader
-    /// may not be told about, and whether the map is a decision tree.
+    /// may not be told about, and whether the map is a decision tree. It
+    /// grants [`grantable`](Self::grantable) from the cursor; a map with no
+    /// entries and no routes has no graph to speak of (every skill is open),
+    /// so its offer grants nothing in particular and `read_skill` shows the
+    /// plain catalog.
+    ///
+    /// ```
+    /// use skill_core::SkillMap;
+    ///
+    /// let folder: SkillMap = serde_json::from_str(r#"{ "skills": [{ "id": "faq" }] }"#)?;
+    /// let offer = folder.offer_at(None, &[], false);
+    /// assert!(!offer.is_graph());
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
     pub fn offer_at(
         &self,
         cursor: Option<&str>,
         hidden_ids: &[String],
         tree_routed: bool,
     ) -> ReadSkillOffer {
+        let has_graph = !self.entries.is_empty() || !self.routes.is_empty();
+        let grantable = has_graph.then(|| {
+            self.grantable(cursor)
+                .into_iter()
+                .map(str::to_owned)
+                .collect()
+        });
         ReadSkillOffer {
-            grantable: Some(
-                self.grantable(cursor)
-                    .into_iter()
-                    .map(str::to_owned)
-                    .collect(),
-            ),
+            grantable,
             hidden_ids: hidden_ids.to_vec(),
             cursor_id: cursor.map(str::to_owned),
             menu: None,
@@ -365,5 +380,24 @@ mod tests {
         );
         assert_eq!(offer.cursor_id.as_deref(), Some("triage"));
         assert_eq!(offer.hidden_ids, ["faq"]);
+    }
+
+    #[test]
+    fn a_map_without_entries_or_routes_offers_the_plain_catalog() {
+        let mut map = map();
+        map.routes.clear();
+        assert!(map.offer_at(None, &[], false).is_graph());
+        map.entries.clear();
+        let offer = map.offer_at(Some("faq"), &["audit".to_owned()], false);
+        assert_eq!(
+            offer,
+            ReadSkillOffer {
+                hidden_ids: vec!["audit".to_owned()],
+                cursor_id: Some("faq".to_owned()),
+                ..ReadSkillOffer::default()
+            }
+        );
+        map.routes.push(Route::new("faq", "audit"));
+        assert!(map.offer_at(None, &[], false).is_graph());
     }
 }

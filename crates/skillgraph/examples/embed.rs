@@ -24,9 +24,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Compile every route guard once, when the map is loaded.
     let routes = CompiledMap::new(map)?;
 
-    let mut cursor = map.entries[0].clone();
+    // A run starts on the first entry; a map without entries has no cursor.
+    let mut cursor = map.entries.first().cloned();
     // Each request: the tools for this position, in the host's own format.
-    let offer = map.offer_at(Some(&cursor), &[], false);
+    // The map owns what the position grants (the plain catalog when it has
+    // no entries and no routes).
+    let offer = map.offer_at(cursor.as_deref(), &[], false);
     let tools: Vec<_> = read_skill(&map.skills, Some(&offer))
         .into_iter()
         .chain(list_skills(&map.skills))
@@ -46,28 +49,33 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         result: r#"{"orderId":4412,"riskLevel":"high","amount":240}"#.into(),
         status: Some("success".into()),
     }];
-    let moved = routes.resolve(
-        &cursor,
-        &results,
-        Iteration {
-            number: 1.0,
-            user_message: "refund order 4412",
-        },
-    );
-    if let Some(guard) = &moved.guard {
-        for condition in &guard.conditions {
-            println!(
-                "  {} {} read {} -> {}",
-                condition.condition.key,
-                condition.condition.op,
-                condition.actual_summary,
-                condition.passed
-            );
+    if let Some(from) = cursor.clone() {
+        let moved = routes.resolve(
+            &from,
+            &results,
+            Iteration {
+                number: 1.0,
+                user_message: "refund order 4412",
+            },
+        );
+        if let Some(guard) = &moved.guard {
+            for condition in &guard.conditions {
+                println!(
+                    "  {} {} read {} -> {}",
+                    condition.condition.key,
+                    condition.condition.op,
+                    condition.actual_summary,
+                    condition.passed
+                );
+            }
+        }
+        if moved.by == MoveKind::Route {
+            cursor = Some(moved.to.to_owned());
         }
     }
-    if moved.by == MoveKind::Route {
-        cursor = moved.to.to_owned();
-    }
-    println!("the cursor is on {cursor}");
+    println!(
+        "the cursor is on {}",
+        cursor.as_deref().unwrap_or("no skill")
+    );
     Ok(())
 }

@@ -296,16 +296,7 @@ fn tools(
             for id in hide {
                 known_skill(&map, id, "--hide")?;
             }
-            if map.entries.is_empty() && map.routes.is_empty() {
-                // No graph to speak of: the plain catalog, filtered.
-                ReadSkillOffer {
-                    hidden_ids: hide.to_vec(),
-                    cursor_id: cursor.map(str::to_owned),
-                    ..ReadSkillOffer::default()
-                }
-            } else {
-                map.offer_at(cursor, hide, false)
-            }
+            map.offer_at(cursor, hide, false)
         }
     };
     let descriptors: Vec<ToolDescriptor> = read_skill(&map.skills, Some(&offer))
