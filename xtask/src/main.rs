@@ -37,7 +37,7 @@ use std::process::{Command, ExitCode};
 
 use anyhow::{Context, Result, bail};
 
-const USAGE: &str = "usage: cargo xtask <ci|fence|tidy|fuzz>
+const USAGE: &str = "usage: cargo xtask <ci|fence|tidy|fuzz|release|bump>
 
   ci                               fmt, clippy, tests, cargo-deny, fence and tidy, stopping at the first failure
   fence                            check the crate layering and the no-I/O rule of the library crates
