@@ -184,3 +184,18 @@ fn ensure_cargo_deny(root: &Path) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_usage_line_names_every_subcommand_it_lists() {
+        let mut lines = USAGE.lines();
+        let first = lines.next().unwrap();
+        let (_, named) = first.split_once('<').unwrap();
+        let named: Vec<&str> = named.trim_end_matches('>').split('|').collect();
+        let listed: Vec<&str> = lines.filter_map(|l| l.split_whitespace().next()).collect();
+        assert_eq!(named, listed);
+    }
+}
