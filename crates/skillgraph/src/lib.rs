@@ -7,6 +7,10 @@
 //! a folder of Agent Skills (`skills/<name>/SKILL.md`), and the `skillgraph`
 //! command-line tool built on it. It also draws a map as a [`mermaid`] chart.
 //!
+//! The command-line tool sits behind the `cli` feature, on by default. A host
+//! that only embeds the library depends on `skillgraph` with
+//! `default-features = false` and builds no argument parser and no CLI code.
+//!
 //! The key design decision: loading never stops at the first broken
 //! `SKILL.md`. A file that breaks the Agent Skills rules becomes a check-up
 //! problem (`skill-file-invalid`, naming the file and the field) beside every

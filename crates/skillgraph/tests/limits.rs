@@ -5,8 +5,6 @@
 // Test scaffolding: a failed setup step should stop the test loudly.
 #![allow(clippy::unwrap_used)]
 
-use std::process::Command;
-
 use skillgraph::skill_checkup::check_map;
 use skillgraph::skill_core::{GuardView, ReadSkillOffer, Route, Skill, SkillMap};
 use skillgraph::skill_guard::{Guard, GuardBuilder};
@@ -150,6 +148,7 @@ fn ids_and_descriptions_in_any_unicode_work_everywhere() {
 }
 
 #[test]
+#[cfg(feature = "cli")]
 fn a_map_nested_too_deeply_is_a_clear_error() {
     let dir = std::env::temp_dir().join(format!("skillgraph-limits-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -161,7 +160,7 @@ fn a_map_nested_too_deeply_is_a_clear_error() {
         "]".repeat(100_000)
     );
     std::fs::write(&file, deep).unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_skillgraph"))
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_skillgraph"))
         .arg("check")
         .arg(&file)
         .output()
