@@ -5,9 +5,12 @@
 //! - `cargo xtask ci` — everything CI checks, in order, stopping at the first
 //!   failure with its exit code: `cargo fmt --check`, `cargo clippy
 //!   --workspace --all-targets -- -D warnings`, `cargo test --workspace`,
-//!   `cargo fetch`, `cargo deny --offline check bans licenses sources` (installing
-//!   cargo-deny with `cargo install --locked` when it is missing), then the
-//!   fence and tidy checks below.
+//!   `cargo check -p skillgraph --no-default-features` (the library compiles
+//!   without its `cli` feature), `cargo fetch`, `cargo tree -p skillgraph
+//!   --no-default-features --edges normal` (failing when it lists clap or
+//!   another crate only the CLI needs), `cargo deny --offline check bans
+//!   licenses sources` (installing cargo-deny with `cargo install --locked`
+//!   when it is missing), then the fence and tidy checks below.
 //! - `cargo xtask fence` — the layering rules of SPEC §1: each library crate
 //!   depends only on what its layer allows, and does no I/O, printing or
 //!   global state.
@@ -29,6 +32,7 @@
 
 mod fence;
 mod fuzz;
+mod lib_only;
 mod release;
 mod tidy;
 
@@ -39,7 +43,7 @@ use anyhow::{Context, Result, bail};
 
 const USAGE: &str = "usage: cargo xtask <ci|fence|tidy|fuzz|release|bump>
 
-  ci                               fmt, clippy, tests, cargo-deny, fence and tidy, stopping at the first failure
+  ci                               fmt, clippy, tests, the library without clap, cargo-deny, fence and tidy; stops at a failure
   fence                            check the crate layering and the no-I/O rule of the library crates
   tidy                             check module docs and manifest lints
   fuzz [--seconds N] [TARGET...]   run each fuzz target for N seconds (default 60)
@@ -126,7 +130,7 @@ pub(crate) fn run(root: &Path, program: &str, args: &[&str]) -> Result<Option<Ex
 }
 
 pub(crate) fn ci(root: &Path) -> Result<ExitCode> {
-    let steps: [&[&str]; 4] = [
+    let steps: [&[&str]; 5] = [
         &["fmt", "--all", "--check"],
         &[
             "clippy",
@@ -137,6 +141,8 @@ pub(crate) fn ci(root: &Path) -> Result<ExitCode> {
             "warnings",
         ],
         &["test", "--workspace"],
+        // The library alone, as a host with `default-features = false` builds it.
+        &["check", "-p", "skillgraph", "--no-default-features"],
         // cargo-deny reads the whole graph, every platform's crates included.
         &["fetch"],
     ];
@@ -144,6 +150,12 @@ pub(crate) fn ci(root: &Path) -> Result<ExitCode> {
         if let Some(code) = run(root, "cargo", step)? {
             return Ok(code);
         }
+    }
+    println!("$ cargo {}", lib_only::TREE.join(" "));
+    let code = report(lib_only::check(root))?;
+    if code != ExitCode::SUCCESS {
+        eprintln!("xtask: the library without its `cli` feature pulls in CLI-only crates");
+        return Ok(code);
     }
     ensure_cargo_deny(root)?;
     if let Some(code) = run(
