@@ -125,9 +125,9 @@ impl SkillMap {
 
     /// The skills of flavor `skill` that no entry and no route targets, in
     /// catalog order: the map never moves the cursor onto them, so only a
-    /// read can activate them. The one place the open-skill rule is written:
-    /// those that [activate by read](Skill::activates_by_read) are open, the
-    /// others unreachable.
+    /// read could activate them. The one place the open-skill rule is
+    /// written: those that [activate by read](Skill::activates_by_read) are
+    /// open, the others unreachable.
     fn untargeted_skills(&self) -> impl Iterator<Item = &Skill> {
         let targeted = self.targeted_ids();
         self.skills
