@@ -46,7 +46,8 @@ problem_codes! {
     // The graph check-up (SPEC §7.3).
     /// An entry or a route names an id that is not a skill of the map.
     UnknownSkill = "unknown-skill", Error;
-    /// The map has skills but no entry, so a run has nowhere to start.
+    /// The map has routes but no entry, so a run has nowhere to start (a
+    /// plain catalog, with no entries and no routes, needs none).
     NoEntry = "no-entry", Error;
     /// A route's guard does not compile.
     GuardRefused = "guard-refused", Error;

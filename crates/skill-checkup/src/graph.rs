@@ -65,8 +65,9 @@ fn names(map: &SkillMap, problems: &mut Vec<Problem>) {
             );
         }
     }
-    if !map.skills.is_empty() && map.entries.is_empty() {
-        let message = "The map has skills but no entry, so a run has no skill to start in. Add `entries` naming \
+    // A plain catalog (no entries, no routes) needs no entry: every skill is open.
+    if !map.skills.is_empty() && map.entries.is_empty() && !map.is_plain_catalog() {
+        let message = "The map has routes but no entry, so a run has no skill to start in. Add `entries` naming \
                        the skill where a run begins (for instance the triage skill).";
         problems.push(Problem::new(ProblemCode::NoEntry, message));
     }
@@ -265,8 +266,12 @@ mod tests {
     }
 
     #[test]
-    fn a_map_without_entries_says_so() {
-        assert_eq!(codes(json!({"skills": [{"id": "a"}]}))[0].0, "no-entry");
+    fn a_map_with_routes_but_no_entries_says_so() {
+        let map =
+            json!({"skills": [{"id": "a"}, {"id": "b"}], "routes": [{"from": "a", "to": "b"}]});
+        assert_eq!(codes(map)[0].0, "no-entry");
+        // A plain catalog (no entries, no routes) starts nowhere and needs no entry.
+        assert!(codes(json!({"skills": [{"id": "a"}]})).is_empty());
         assert!(codes(json!({})).is_empty());
     }
 

@@ -169,6 +169,21 @@ impl SkillMap {
             .collect()
     }
 
+    /// Whether the map is a plain catalog: no entries and no routes (a folder
+    /// of skills without `skillmap.json`, SPEC §7.4). Every skill is then
+    /// open, `read_skill` offers the plain catalog, and a run needs no entry.
+    ///
+    /// ```
+    /// use skill_core::SkillMap;
+    ///
+    /// let folder: SkillMap = serde_json::from_str(r#"{ "skills": [{ "id": "faq" }] }"#)?;
+    /// assert!(folder.is_plain_catalog());
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
+    pub fn is_plain_catalog(&self) -> bool {
+        self.entries.is_empty() && self.routes.is_empty()
+    }
+
     /// The `read_skill` offer for a position: the cursor, the ids this reader
     /// may not be told about, and whether the map is a decision tree. It
     /// grants [`grantable`](Self::grantable) from the cursor; a map with no
@@ -190,8 +205,7 @@ impl SkillMap {
         hidden_ids: &[String],
         tree_routed: bool,
     ) -> ReadSkillOffer {
-        let has_graph = !self.entries.is_empty() || !self.routes.is_empty();
-        let grantable = has_graph.then(|| {
+        let grantable = (!self.is_plain_catalog()).then(|| {
             self.grantable(cursor)
                 .into_iter()
                 .map(str::to_owned)

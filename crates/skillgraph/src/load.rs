@@ -29,22 +29,13 @@ pub struct Loaded {
     /// `skill-file-not-portable`, settings for a skill that has no folder),
     /// reported with the check-up.
     pub problems: Vec<Problem>,
-    /// The map is a plain catalog: a folder without `skillmap.json` whose
-    /// files declare no route. Every skill is open, so a run needs no entry
-    /// and the check-up does not ask for one.
-    pub plain_catalog: bool,
 }
 
 impl Loaded {
     /// The check-up of the map, the loading problems first.
     pub fn checkup(&self) -> Checkup {
         let mut problems = self.problems.clone();
-        problems.extend(
-            check_map(&self.map)
-                .problems
-                .into_iter()
-                .filter(|problem| !(self.plain_catalog && problem.code() == ProblemCode::NoEntry)),
-        );
+        problems.extend(check_map(&self.map).problems);
         Checkup::from_problems(problems)
     }
 }
@@ -184,7 +175,6 @@ pub fn load(path: &Path) -> Result<Loaded, LoadError> {
         return Ok(Loaded {
             map,
             problems: Vec::new(),
-            plain_catalog: false,
         });
     }
     load_folder(path)
@@ -215,7 +205,6 @@ fn load_folder(root: &Path) -> Result<Loaded, LoadError> {
     }
     let mut problems = Vec::new();
     let (mut skills, file_routes) = skills_from_files(files, &mut problems);
-    let plain_catalog = folder_map.is_none() && file_routes.is_empty();
     let FolderMap {
         entries,
         mut routes,
@@ -242,7 +231,6 @@ fn load_folder(root: &Path) -> Result<Loaded, LoadError> {
             routes,
         },
         problems,
-        plain_catalog,
     })
 }
 
