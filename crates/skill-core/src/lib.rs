@@ -30,6 +30,7 @@
 
 mod id_hash;
 mod map;
+mod number;
 mod offer;
 mod skill;
 mod spelling;
@@ -41,6 +42,7 @@ mod view;
 
 pub use id_hash::{BuildIdHasher, IdHashMap, IdHashSet, IdHasher};
 pub use map::{Route, SkillMap};
+pub use number::exact_integer;
 pub use offer::{Menu, MenuCandidate, ReadSkillOffer};
 pub use skill::{Flavor, Routing, Skill, Step, ToolDecl, Trigger, Via};
 pub use spelling::nearest;

@@ -5,6 +5,7 @@ use std::fmt;
 
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
+use skill_core::exact_integer;
 
 use crate::js_number;
 
@@ -220,14 +221,6 @@ fn json_number(n: f64) -> serde_json::Value {
     } else {
         serde_json::Number::from_f64(n).map_or(serde_json::Value::Null, serde_json::Value::Number)
     }
-}
-
-/// `n` as an `i64` when it is an integer that `f64` holds exactly.
-fn exact_integer(n: f64) -> Option<i64> {
-    const SAFE: f64 = 9_007_199_254_740_992.0;
-    // The cast is exact: the value is integral and within ±2^53.
-    #[allow(clippy::cast_possible_truncation)]
-    (n.fract() == 0.0 && n.abs() <= SAFE).then_some(n as i64)
 }
 
 impl Serialize for GuardValue {

@@ -2,6 +2,8 @@
 
 use std::fmt::Write;
 
+use skill_core::exact_integer;
+
 /// JavaScript's `Number(s)` for a string.
 ///
 /// Leading and trailing JavaScript white space is ignored; an empty string is
@@ -151,10 +153,8 @@ pub(crate) fn write_js_number(out: &mut String, n: f64) {
         out.push_str(if n > 0.0 { "Infinity" } else { "-Infinity" });
         return;
     }
-    if n.fract() == 0.0 && n.abs() < 9_007_199_254_740_992.0 {
-        // Exactly an integer below 2^53: its digits are its shortest form.
-        #[allow(clippy::cast_possible_truncation)]
-        let int = n as i64;
+    if let Some(int) = exact_integer(n) {
+        // An integer a double holds exactly: its digits are its shortest form.
         let _ = write!(out, "{int}");
         return;
     }

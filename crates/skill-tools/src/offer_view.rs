@@ -5,7 +5,7 @@
 use serde::{Serialize, Serializer};
 use skill_core::{
     IdHashMap, IdHashSet, IdSet, MenuCandidate, ReadSkillOffer, Skill, TargetClass,
-    classify_target, spoken,
+    classify_target, exact_integer, spoken,
 };
 
 /// Which description the offer calls for.
@@ -51,12 +51,9 @@ pub struct MenuRow<'a> {
 }
 
 fn integral<S: Serializer>(value: &Option<f64>, serializer: S) -> Result<S::Ok, S::Error> {
-    const SAFE: f64 = 9_007_199_254_740_992.0;
-    match value {
-        // The cast is exact: the value is integral and within ±2^53.
-        #[allow(clippy::cast_possible_truncation)]
-        Some(n) if n.fract() == 0.0 && n.abs() <= SAFE => serializer.serialize_i64(*n as i64),
-        Some(n) if n.is_finite() => serializer.serialize_f64(*n),
+    match value.map(|n| (n, exact_integer(n))) {
+        Some((_, Some(int))) => serializer.serialize_i64(int),
+        Some((n, None)) if n.is_finite() => serializer.serialize_f64(n),
         _ => serializer.serialize_none(),
     }
 }
