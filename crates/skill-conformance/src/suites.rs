@@ -1,12 +1,13 @@
 //! The suites: how each turns a case's input into an answer shaped like its
 //! `expect`.
 
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use skill_checkup::{
     Vocabulary, assert_vocabulary, check_vocabularies, tool_only_delivery_refusal,
 };
 use skill_core::{
-    GuardView, ReadSkillOffer, Skill, classify_target, resolve_surface_mode,
+    GuardViewInput, ReadSkillOffer, Skill, classify_target, resolve_surface_mode,
     resolved_surface_mode_of,
 };
 use skill_guard::{Guard, Preconditions, mermaid_caption, plain_caption, unsatisfiable};
@@ -141,27 +142,11 @@ fn guard_compile(input: &Value) -> Answer {
     }
 }
 
-fn view_of(view: &Value) -> Result<GuardView<'_>, String> {
-    let text = |key: &str| opt_str(view, key).map(Option::unwrap_or_default);
-    let iteration = match view.get("iteration") {
-        None => f64::NAN,
-        Some(value) => value
-            .as_f64()
-            .ok_or_else(|| format!("`iteration` is {value}, not a number"))?,
-    };
-    Ok(GuardView {
-        tool_name: text("toolName")?,
-        result: text("result")?,
-        status: opt_str(view, "status")?,
-        iteration,
-        user_message: text("userMessage")?,
-        current_skill_id: opt_str(view, "currentSkillId")?,
-    })
-}
-
 fn guard_evaluate(input: &Value) -> Answer {
     let guard = compiled(input)?;
-    let view = view_of(field(input, "view")?)?;
+    let view = GuardViewInput::deserialize(field(input, "view")?)
+        .map_err(|err| format!("the view is unusable: {err}"))?;
+    let view = view.view();
     let evaluation = guard.evaluate(&view);
     if guard.test(&view) != evaluation.verdict {
         return Err(format!(

@@ -39,6 +39,7 @@ mod status;
 mod surface;
 mod target;
 mod view;
+mod view_input;
 
 pub use id_hash::{BuildIdHasher, IdHashMap, IdHashSet, IdHasher};
 pub use map::{Route, SkillMap};
@@ -51,3 +52,4 @@ pub use status::{ResultStatus, UnknownStatus};
 pub use surface::{SurfaceMode, activates_by_read, resolve_surface_mode, resolved_surface_mode_of};
 pub use target::{IdSet, TargetClass, classify_target};
 pub use view::{GuardView, ToolResult};
+pub use view_input::GuardViewInput;

@@ -6,9 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use serde::Deserialize;
 use skill_checkup::{Checkup, Problem};
-use skill_core::{GuardView, ReadSkillOffer, SkillMap, ToolResult};
+use skill_core::{GuardViewInput, ReadSkillOffer, SkillMap, ToolResult};
 use skill_guard::{CompiledMap, Evaluation, Guard, Iteration};
 use skill_tools::{HostFormat, ToolDescriptor, list_skills, read_skill};
 use skillgraph::{LoadError, Loaded, load, mermaid};
@@ -396,24 +395,6 @@ fn route(
     Ok(ExitCode::SUCCESS)
 }
 
-/// The `--view` of `skillgraph guard`.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct ViewInput {
-    #[serde(default)]
-    tool_name: String,
-    #[serde(default)]
-    result: String,
-    #[serde(default)]
-    status: Option<String>,
-    #[serde(default)]
-    iteration: f64,
-    #[serde(default)]
-    user_message: String,
-    #[serde(default)]
-    current_skill_id: Option<String>,
-}
-
 fn guard_command(guard: &str, view: &str, format: Format) -> Result<ExitCode, Failure> {
     let bad = |what: &str, err: serde_json::Error| {
         let message = err.to_string();
@@ -426,18 +407,10 @@ fn guard_command(guard: &str, view: &str, format: Format) -> Result<ExitCode, Fa
     };
     let guard_json: serde_json::Value =
         serde_json::from_str(guard).map_err(|err| bad("--guard", err))?;
-    let input: ViewInput = serde_json::from_str(view).map_err(|err| bad("--view", err))?;
+    let input: GuardViewInput = serde_json::from_str(view).map_err(|err| bad("--view", err))?;
     let compiled = Guard::compile(&guard_json)
         .map_err(|err| Failure::invalid(err.code(), format!("--guard is refused: {err}")))?;
-    let view = GuardView {
-        tool_name: &input.tool_name,
-        result: &input.result,
-        status: input.status.as_deref(),
-        iteration: input.iteration,
-        user_message: &input.user_message,
-        current_skill_id: input.current_skill_id.as_deref(),
-    };
-    let evaluation = compiled.evaluate(&view);
+    let evaluation = compiled.evaluate(&input.view());
     match format {
         Format::Json => println!("{}", to_json(&evaluation)?),
         Format::Text => print!("{}", evidence_table(&evaluation)),
