@@ -4,22 +4,13 @@
 //! honour is refused by name, with the key and operator where it happened.
 
 use serde_json::{Map, Value};
+use skill_core::GuardView;
 use smallvec::SmallVec;
 
 use crate::data::{Condition, ConditionValue, GuardData, GuardValue, Operator};
+use crate::hop::{HopKey, Read, hop_key};
 use crate::js_number;
 use crate::js_value::{Relation, array_index, js_key_order};
-
-/// The six keys a guard reads from the hop itself; any other key reads the
-/// top-level field of that name in the result parsed as JSON.
-pub const HOP_KEYS: [&str; 6] = [
-    "toolName",
-    "result",
-    "status",
-    "iteration",
-    "userMessage",
-    "currentSkillId",
-];
 
 /// Keys refused so that a guard is valid in every implementation or in none
 /// (they name JavaScript's object machinery).
@@ -209,30 +200,12 @@ impl CompileError {
 }
 
 /// Where a condition reads its actual value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub(crate) enum Source {
-    ToolName,
-    Result,
-    Status,
-    Iteration,
-    UserMessage,
-    CurrentSkillId,
+    /// A hop key.
+    Hop(&'static HopKey),
     /// A top-level result field, by its slot in [`Guard::fields`].
     Field(usize),
-}
-
-impl Source {
-    fn hop(key: &str) -> Option<Source> {
-        Some(match key {
-            "toolName" => Source::ToolName,
-            "result" => Source::Result,
-            "status" => Source::Status,
-            "iteration" => Source::Iteration,
-            "userMessage" => Source::UserMessage,
-            "currentSkillId" => Source::CurrentSkillId,
-            _ => return None,
-        })
-    }
 }
 
 /// A condition's test. Operands are read from the condition's data when the
@@ -248,7 +221,7 @@ pub(crate) enum Test {
 }
 
 /// A compiled condition: where it reads and what it tests.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub(crate) struct Compiled {
     pub(crate) source: Source,
     pub(crate) test: Test,
@@ -256,17 +229,29 @@ pub(crate) struct Compiled {
     pub(crate) direct: Direct,
 }
 
-/// How the predicate judges a hop condition: the common shapes directly,
+/// How the predicate judges a condition: the common hop shapes directly,
 /// without building the value the key reads; the rest by JavaScript's
 /// general rules. Both give the same answer (the evaluator always takes the
 /// general rules, since it summarises the value anyway).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy)]
 pub(crate) enum Direct {
-    /// A string hop key (absent or present) against a string: `eq` when
-    /// `true`, `ne` when `false`.
-    Text(bool),
-    /// The iteration against a number.
-    Iteration(Relation, f64),
+    /// A text hop key (absent or present) against a string: `eq` when
+    /// `equal`, `ne` when not.
+    Text {
+        /// How the key reads the view.
+        read: for<'v> fn(&GuardView<'v>) -> Option<&'v str>,
+        /// `eq` rather than `ne`.
+        equal: bool,
+    },
+    /// A number hop key against a number.
+    Number {
+        /// How the key reads the view.
+        read: fn(&GuardView<'_>) -> f64,
+        /// The comparison.
+        relation: Relation,
+        /// The bound.
+        bound: f64,
+    },
     /// A result field: judged once the result is read.
     Field,
     /// Any other hop condition.
@@ -274,26 +259,29 @@ pub(crate) enum Direct {
 }
 
 impl Direct {
+    /// How the predicate judges `test` of `value` on `source`: what the hop
+    /// key holds (text or a number) and what the condition compares with
+    /// decide.
     fn of(source: Source, test: Test, value: &ConditionValue) -> Direct {
-        let string_key = matches!(
-            source,
-            Source::ToolName
-                | Source::UserMessage
-                | Source::Result
-                | Source::Status
-                | Source::CurrentSkillId
-        );
-        match (test, value) {
-            (Test::Eq | Test::Ne, ConditionValue::Scalar(GuardValue::String(_))) if string_key => {
-                Direct::Text(test == Test::Eq)
-            }
-            (Test::Compare(relation, bound), ConditionValue::Scalar(GuardValue::Number(_)))
-                if source == Source::Iteration =>
-            {
-                Direct::Iteration(relation, bound)
-            }
-            _ if matches!(source, Source::Field(_)) => Direct::Field,
-            _ => Direct::General,
+        let scalar = value.as_scalar();
+        match (source, test) {
+            (Source::Field(_), _) => Direct::Field,
+            (Source::Hop(hop), Test::Eq | Test::Ne) => match (hop.read, scalar) {
+                (Read::Text(read), Some(GuardValue::String(_))) => Direct::Text {
+                    read,
+                    equal: test == Test::Eq,
+                },
+                _ => Direct::General,
+            },
+            (Source::Hop(hop), Test::Compare(relation, bound)) => match (hop.read, scalar) {
+                (Read::Number(read), Some(GuardValue::Number(_))) => Direct::Number {
+                    read,
+                    relation,
+                    bound,
+                },
+                _ => Direct::General,
+            },
+            (Source::Hop(_), Test::In | Test::NotIn) => Direct::General,
         }
     }
 }
@@ -314,7 +302,7 @@ impl Direct {
 /// assert!(guard.test(&view));
 /// # Ok::<(), skill_guard::CompileError>(())
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Guard {
     pub(crate) data: GuardData,
     /// One per data condition, in the same order.
@@ -399,17 +387,20 @@ impl Guard {
     }
 
     fn push(&mut self, condition: Condition) {
-        let source = Source::hop(&condition.key).unwrap_or_else(|| {
-            let conditions = &self.data.conditions;
-            let known = self
-                .fields
-                .iter()
-                .position(|&at| conditions[at].key == condition.key);
-            Source::Field(known.unwrap_or_else(|| {
-                self.fields.push(conditions.len());
-                self.fields.len() - 1
-            }))
-        });
+        let source = hop_key(&condition.key).map_or_else(
+            || {
+                let conditions = &self.data.conditions;
+                let known = self
+                    .fields
+                    .iter()
+                    .position(|&at| conditions[at].key == condition.key);
+                Source::Field(known.unwrap_or_else(|| {
+                    self.fields.push(conditions.len());
+                    self.fields.len() - 1
+                }))
+            },
+            Source::Hop,
+        );
         let test = match condition.op {
             Operator::Eq => Test::Eq,
             Operator::Ne => Test::Ne,
@@ -451,6 +442,13 @@ impl Guard {
     /// parses the result).
     pub fn reads_result_fields(&self) -> bool {
         !self.fields.is_empty()
+    }
+}
+
+/// Two guards are equal when their data is: the rest is compiled from it.
+impl PartialEq for Guard {
+    fn eq(&self, other: &Guard) -> bool {
+        self.data == other.data
     }
 }
 

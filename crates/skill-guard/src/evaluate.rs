@@ -12,6 +12,7 @@ use smallvec::SmallVec;
 
 use crate::compile::{Compiled, Direct, Guard, Source, Test};
 use crate::data::{Condition, ConditionValue, GuardValue};
+use crate::hop::{HopKey, Read};
 use crate::js_value::{Bound, JsValue, Relation, summarize};
 use crate::result_fields::{Fields, read_fields_into};
 
@@ -76,38 +77,32 @@ impl Test {
     }
 }
 
-/// The text a string hop key reads (`Some(None)`: the key is absent from
-/// this hop); `None` for the keys that do not hold text.
-fn hop_text<'v>(view: &GuardView<'v>, source: Source) -> Option<Option<&'v str>> {
-    match source {
-        Source::ToolName => Some(Some(view.tool_name)),
-        Source::Result => Some(Some(view.result)),
-        Source::Status => Some(view.status),
-        Source::UserMessage => Some(Some(view.user_message)),
-        Source::CurrentSkillId => Some(view.current_skill_id),
-        Source::Iteration | Source::Field(_) => None,
-    }
-}
-
 /// The actual value a hop key reads.
-fn hop_value<'v>(view: &GuardView<'v>, source: Source) -> JsValue<'v> {
-    match hop_text(view, source) {
-        Some(text) => text.map_or(JsValue::Undefined, |s| JsValue::Str(Cow::Borrowed(s))),
-        None if source == Source::Iteration => JsValue::Number(view.iteration),
-        None => JsValue::Undefined,
+fn hop_value<'v>(view: &GuardView<'v>, hop: &HopKey) -> JsValue<'v> {
+    match hop.read {
+        Read::Text(read) => {
+            read(view).map_or(JsValue::Undefined, |s| JsValue::Str(Cow::Borrowed(s)))
+        }
+        Read::Number(read) => JsValue::Number(read(view)),
     }
 }
 
-/// Whether a hop condition passes, judged as [`Direct`] says (a result field
-/// passes here: it is judged once the result is read).
+/// Whether a condition passes on the hop alone, judged as [`Direct`] says (a
+/// result field passes here: it is judged once the result is read).
 fn hop_passes(compiled: &Compiled, value: &ConditionValue, view: &GuardView<'_>) -> bool {
     match (compiled.direct, value) {
-        (Direct::Text(equal), ConditionValue::Scalar(GuardValue::String(expected))) => {
-            let text = hop_text(view, compiled.source).flatten();
-            text.is_some_and(|text| same_text(text, expected)) == equal
+        (Direct::Text { read, equal }, ConditionValue::Scalar(GuardValue::String(expected))) => {
+            read(view).is_some_and(|text| same_text(text, expected)) == equal
         }
-        (Direct::Iteration(relation, bound), _) => {
-            let n = view.iteration;
+        (
+            Direct::Number {
+                read,
+                relation,
+                bound,
+            },
+            _,
+        ) => {
+            let n = read(view);
             match relation {
                 Relation::Gt => n > bound,
                 Relation::Gte => n >= bound,
@@ -116,9 +111,10 @@ fn hop_passes(compiled: &Compiled, value: &ConditionValue, view: &GuardView<'_>)
             }
         }
         (Direct::Field, _) => true,
-        _ => compiled
-            .test
-            .passes(value, &hop_value(view, compiled.source)),
+        _ => match compiled.source {
+            Source::Hop(hop) => compiled.test.passes(value, &hop_value(view, hop)),
+            Source::Field(_) => true,
+        },
     }
 }
 
@@ -227,7 +223,7 @@ impl Guard {
                         let actual = reading.field(slot);
                         (compiled.test.passes(value, actual), summarize(actual))
                     }
-                    hop => {
+                    Source::Hop(hop) => {
                         let actual = hop_value(view, hop);
                         (compiled.test.passes(value, &actual), summarize(&actual))
                     }

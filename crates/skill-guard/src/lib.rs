@@ -40,6 +40,7 @@ mod caption;
 mod compile;
 mod data;
 mod evaluate;
+mod hop;
 mod js_number;
 mod js_value;
 mod result_fields;
@@ -48,9 +49,10 @@ mod unsatisfiable;
 
 pub use builder::GuardBuilder;
 pub use caption::{mermaid_caption, plain_caption};
-pub use compile::{CompileError, Guard, HOP_KEYS, MAX_LIST_LEN, RESERVED_KEYS};
+pub use compile::{CompileError, Guard, MAX_LIST_LEN, RESERVED_KEYS};
 pub use data::{Condition, ConditionValue, GuardData, GuardValue, Operator};
 pub use evaluate::{ConditionEvidence, Evaluation};
+pub use hop::HOP_KEYS;
 pub use route::{
     CompiledMap, Conflict, CursorMove, GuardEvaluation, Iteration, MapGuardErrors, MoveKind,
     RouteGuardError,
