@@ -220,6 +220,29 @@ pub(crate) enum Test {
     NotIn,
 }
 
+impl Test {
+    /// The test of `op` with `value`.
+    fn of(op: Operator, value: &ConditionValue) -> Test {
+        match (op, Relation::of(op)) {
+            (_, Some(relation)) => Test::Compare(relation, bound_number(value)),
+            (Operator::Eq, None) => Test::Eq,
+            (Operator::Ne, None) => Test::Ne,
+            (Operator::In, None) => Test::In,
+            (_, None) => Test::NotIn,
+        }
+    }
+}
+
+/// An ordered bound as a number: itself, or `Number(s)` of a string bound
+/// (`condition_value` admits only numbers and strings as bounds).
+fn bound_number(value: &ConditionValue) -> f64 {
+    match value {
+        ConditionValue::Scalar(GuardValue::Number(n)) => *n,
+        ConditionValue::Scalar(GuardValue::String(text)) => js_number::from_js_string(text),
+        _ => f64::NAN,
+    }
+}
+
 /// A compiled condition: where it reads and what it tests.
 #[derive(Debug, Clone)]
 pub(crate) struct Compiled {
@@ -401,29 +424,7 @@ impl Guard {
             },
             Source::Hop,
         );
-        let test = match condition.op {
-            Operator::Eq => Test::Eq,
-            Operator::Ne => Test::Ne,
-            Operator::In => Test::In,
-            Operator::NotIn => Test::NotIn,
-            op => {
-                let relation = match op {
-                    Operator::Gt => Relation::Gt,
-                    Operator::Gte => Relation::Gte,
-                    Operator::Lt => Relation::Lt,
-                    _ => Relation::Lte,
-                };
-                // `condition_value` admitted only numbers and strings here.
-                let number = match &condition.value {
-                    ConditionValue::Scalar(GuardValue::Number(n)) => *n,
-                    ConditionValue::Scalar(GuardValue::String(text)) => {
-                        js_number::from_js_string(text)
-                    }
-                    _ => f64::NAN,
-                };
-                Test::Compare(relation, number)
-            }
-        };
+        let test = Test::of(condition.op, &condition.value);
         let direct = Direct::of(source, test, &condition.value);
         self.compiled.push(Compiled {
             source,

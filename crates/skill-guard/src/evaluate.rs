@@ -13,7 +13,7 @@ use smallvec::SmallVec;
 use crate::compile::{Compiled, Direct, Guard, Source, Test};
 use crate::data::{Condition, ConditionValue, GuardValue};
 use crate::hop::{HopKey, Read};
-use crate::js_value::{Bound, JsValue, Relation, summarize};
+use crate::js_value::{Bound, JsValue, summarize};
 use crate::result_fields::{Fields, read_fields_into};
 
 /// The evidence of one evaluation: the verdict and every condition judged.
@@ -101,15 +101,9 @@ fn hop_passes(compiled: &Compiled, value: &ConditionValue, view: &GuardView<'_>)
                 bound,
             },
             _,
-        ) => {
-            let n = read(view);
-            match relation {
-                Relation::Gt => n > bound,
-                Relation::Gte => n >= bound,
-                Relation::Lt => n < bound,
-                Relation::Lte => n <= bound,
-            }
-        }
+        ) => read(view)
+            .partial_cmp(&bound)
+            .is_some_and(|ordering| relation.holds(ordering)),
         (Direct::Field, _) => true,
         _ => match compiled.source {
             Source::Hop(hop) => compiled.test.passes(value, &hop_value(view, hop)),

@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 use std::cmp::Ordering;
 
-use crate::data::GuardValue;
+use crate::data::{GuardValue, Operator};
 use crate::js_number;
 
 /// A JavaScript value read from a hop key or a parsed tool result. Strings
@@ -175,15 +175,7 @@ impl<'a> JsValue<'a> {
                 primitive.to_number().partial_cmp(bound)
             }
         };
-        match ordering {
-            None => false,
-            Some(ordering) => match op {
-                Relation::Gt => ordering == Ordering::Greater,
-                Relation::Gte => ordering != Ordering::Less,
-                Relation::Lt => ordering == Ordering::Less,
-                Relation::Lte => ordering != Ordering::Greater,
-            },
-        }
+        ordering.is_some_and(|ordering| op.holds(ordering))
     }
 }
 
@@ -206,6 +198,31 @@ pub(crate) enum Relation {
     Gte,
     Lt,
     Lte,
+}
+
+impl Relation {
+    /// The comparison an ordered operator makes; `None` for the others.
+    pub(crate) fn of(op: Operator) -> Option<Relation> {
+        match op {
+            Operator::Gt => Some(Relation::Gt),
+            Operator::Gte => Some(Relation::Gte),
+            Operator::Lt => Some(Relation::Lt),
+            Operator::Lte => Some(Relation::Lte),
+            Operator::Eq | Operator::Ne | Operator::In | Operator::NotIn => None,
+        }
+    }
+
+    /// Whether `a RELATION b` holds, given how `a` orders against `b`.
+    /// (`gte` is "not less than", so an unordered pair is the caller's to
+    /// refuse, before asking.)
+    pub(crate) fn holds(self, ordering: Ordering) -> bool {
+        match self {
+            Relation::Gt => ordering == Ordering::Greater,
+            Relation::Gte => ordering != Ordering::Less,
+            Relation::Lt => ordering == Ordering::Less,
+            Relation::Lte => ordering != Ordering::Greater,
+        }
+    }
 }
 
 /// An ordered bound: a number, or a string together with its `Number(s)`

@@ -14,7 +14,7 @@ use std::fmt;
 use skill_core::ResultStatus;
 
 use crate::data::{Condition, ConditionValue, GuardData, GuardValue, Operator};
-use crate::js_value::utf16_cmp;
+use crate::js_value::{Relation, utf16_cmp};
 
 /// An edge's own preconditions, judged together with its guard.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -298,20 +298,30 @@ fn violated_bound<'c>(
     value: &GuardValue,
     conditions: &[&'c Condition],
 ) -> Option<Option<&'c Condition>> {
-    for condition in conditions.iter().filter(|c| c.op.is_bound()) {
-        let bound = condition.value.as_scalar()?;
-        let ordering = ordered(value, bound)?;
-        let holds = match condition.op {
-            Operator::Gt => ordering == Ordering::Greater,
-            Operator::Gte => ordering != Ordering::Less,
-            Operator::Lt => ordering == Ordering::Less,
-            _ => ordering != Ordering::Greater,
+    for condition in conditions {
+        let Some(relation) = Relation::of(condition.op) else {
+            continue;
         };
-        if !holds {
+        let ordering = ordered(value, condition.value.as_scalar()?)?;
+        if !relation.holds(ordering) {
             return Some(Some(condition));
         }
     }
     Some(None)
+}
+
+/// Whether a lower and an upper bound of one type leave no value between
+/// them: some value passes both only if each bound's own value passes the
+/// other bound.
+fn crossed(lower: &Condition, upper: &Condition) -> bool {
+    let bounds = lower.value.as_scalar().zip(upper.value.as_scalar());
+    let relations = Relation::of(lower.op).zip(Relation::of(upper.op));
+    match (bounds.and_then(|(lo, up)| ordered(lo, up)), relations) {
+        (Some(ordering), Some((above, below))) => {
+            !(below.holds(ordering) && above.holds(ordering.reverse()))
+        }
+        _ => false,
+    }
 }
 
 fn scalar_of(condition: &Condition) -> (Operator, GuardValue) {
@@ -401,17 +411,11 @@ fn by_own_conditions(data: &GuardData, key: &str) -> Option<Unsatisfiable> {
         .iter()
         .rev()
         .find(|c| matches!(c.op, Operator::Lt | Operator::Lte));
-    if let (Some(lower), Some(upper)) = (lower, upper) {
+    if let (Some(lower), Some(upper)) = (lower, upper)
+        && crossed(lower, upper)
+    {
         let (lower, upper) = (scalar_of(lower), scalar_of(upper));
-        let strict = lower.0 == Operator::Gt || upper.0 == Operator::Lt;
-        let crossed = match ordered(&lower.1, &upper.1) {
-            Some(Ordering::Greater) => true,
-            Some(Ordering::Equal) => strict,
-            _ => false,
-        };
-        if crossed {
-            return Some(Unsatisfiable::CrossedBounds { key, lower, upper });
-        }
+        return Some(Unsatisfiable::CrossedBounds { key, lower, upper });
     }
     if let (Some(in_list), Some(not_in)) = (in_list, not_in) {
         let members = in_list.value.as_list().unwrap_or_default();
