@@ -22,11 +22,28 @@ pub struct RouteGuardError {
     pub error: CompileError,
 }
 
+impl RouteGuardError {
+    /// The stable code of the refusal: the guard's own
+    /// ([`CompileError::code`], e.g. `unknown-operator`).
+    pub fn code(&self) -> &'static str {
+        self.error.code()
+    }
+}
+
 /// Every refused guard of a map (a map with one cannot route).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub struct MapGuardErrors {
     /// Each refusal, in route order.
     pub errors: Vec<RouteGuardError>,
+}
+
+impl MapGuardErrors {
+    /// The stable code of the whole refusal, `guard-refused` (the code the
+    /// check-up gives each of these routes); each route's own refusal has
+    /// its code in [`RouteGuardError::code`].
+    pub fn code(&self) -> &'static str {
+        "guard-refused"
+    }
 }
 
 impl fmt::Display for MapGuardErrors {
@@ -393,7 +410,9 @@ mod tests {
         map.routes[0].guard = Some(json!({}));
         map.routes[1].guard = Some(json!({"a": {"gle": 1}}));
         let errors = CompiledMap::new(&map).unwrap_err();
-        assert_eq!(errors.errors.len(), 2);
+        assert_eq!(errors.code(), "guard-refused");
+        let codes: Vec<_> = errors.errors.iter().map(RouteGuardError::code).collect();
+        assert_eq!(codes, ["empty", "unknown-operator"]);
         assert!(
             errors
                 .to_string()
