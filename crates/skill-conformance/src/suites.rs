@@ -126,7 +126,7 @@ fn compiled(input: &Value) -> Result<Guard, String> {
 
 fn guard_compile(input: &Value) -> Answer {
     match Guard::compile(field(input, "guard")?) {
-        Ok(guard) => Ok(json!({ "ok": true, "conditions": guard.data().conditions })),
+        Ok(guard) => Ok(json!({ "ok": true, "conditions": guard.data().conditions() })),
         Err(err) => {
             let mut answer = Map::new();
             answer.insert("ok".into(), Value::Bool(false));

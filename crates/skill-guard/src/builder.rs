@@ -23,7 +23,7 @@ use crate::data::{GuardValue, Operator};
 ///     "status": { "eq": "success" }
 /// }));
 /// let guard = builder.compile()?;
-/// assert_eq!(guard.data().conditions.len(), 3);
+/// assert_eq!(guard.data().conditions().len(), 3);
 /// # Ok::<(), skill_guard::CompileError>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -3,10 +3,12 @@
 
 use std::fmt;
 
+use serde::de::Error as _;
 use serde::ser::{SerializeMap, SerializeSeq};
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use skill_core::exact_integer;
 
+use crate::compile::Guard;
 use crate::js_number;
 
 /// The eight guard operators.
@@ -341,13 +343,37 @@ impl Serialize for Condition {
 /// The serializable description of a compiled guard: its conditions in
 /// enumeration order (index-like keys first, then keys as written; operators
 /// likewise within a key). Every condition is ANDed.
+///
+/// Only a compilation makes one, so every `GuardData` is a guard compile
+/// accepted. It serializes as `{ "conditions": [{ "key", "op", "value" }] }`
+/// and reads back from that form through the same compilation: a recorded
+/// guard that compile would refuse, or whose conditions are not in the order
+/// compile gives them, does not deserialize.
+///
+/// ```
+/// use serde_json::json;
+/// use skill_guard::{Guard, GuardData};
+///
+/// let guard = Guard::compile(&json!({ "score": { "gte": 0.8 } }))?;
+/// let recorded = serde_json::to_string(guard.data()).expect("data serializes");
+/// let read: GuardData = serde_json::from_str(&recorded).expect("a compiled guard reads back");
+/// assert_eq!(&read, guard.data());
+/// let refused = r#"{"conditions": [{"key": "score", "op": "gte", "value": [1]}]}"#;
+/// assert!(serde_json::from_str::<GuardData>(refused).is_err());
+/// # Ok::<(), skill_guard::CompileError>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GuardData {
     /// The conditions, in the order they are judged and reported.
-    pub conditions: Vec<Condition>,
+    pub(crate) conditions: Vec<Condition>,
 }
 
 impl GuardData {
+    /// The conditions, in the order they are judged and reported.
+    pub fn conditions(&self) -> &[Condition] {
+        &self.conditions
+    }
+
     /// The conditions on one key, in order.
     pub fn conditions_on<'a>(&'a self, key: &'a str) -> impl Iterator<Item = &'a Condition> + 'a {
         self.conditions.iter().filter(move |c| c.key == key)
@@ -369,6 +395,57 @@ impl GuardData {
             }
         }
         serde_json::Value::Object(guard)
+    }
+}
+
+/// A guard as a record holds it, before compile has accepted it.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Recorded {
+    conditions: Vec<RecordedCondition>,
+}
+
+/// One recorded condition, unchecked.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RecordedCondition {
+    key: String,
+    op: String,
+    value: serde_json::Value,
+}
+
+impl<'de> Deserialize<'de> for GuardData {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let recorded = Recorded::deserialize(deserializer)?;
+        let mut guard = serde_json::Map::new();
+        for condition in &recorded.conditions {
+            let ops = guard
+                .entry(condition.key.clone())
+                .or_insert_with(|| serde_json::Value::Object(serde_json::Map::new()));
+            if let serde_json::Value::Object(ops) = ops {
+                ops.insert(condition.op.clone(), condition.value.clone());
+            }
+        }
+        let compiled = Guard::compile(&serde_json::Value::Object(guard))
+            .map_err(|err| D::Error::custom(format!("the recorded guard is refused: {err}")))?;
+        let written = recorded
+            .conditions
+            .iter()
+            .map(|c| (c.key.as_str(), c.op.as_str()));
+        let compiled_order = compiled
+            .data
+            .conditions
+            .iter()
+            .map(|c| (c.key.as_str(), c.op.as_str()));
+        if !written.eq(compiled_order) {
+            return Err(D::Error::custom(format!(
+                "the recorded conditions are not the order compile gives them ({}): keys in JavaScript's order \
+                 (index-like keys first), each key's operators together, no operator twice on a key; \
+                 record the data of a compiled guard",
+                compiled.data.to_json()
+            )));
+        }
+        Ok(compiled.data)
     }
 }
 
@@ -396,6 +473,40 @@ mod tests {
         assert!(GuardValue::Number(0.0).strict_equals(&GuardValue::Number(-0.0)));
         assert!(!GuardValue::Number(1.0).strict_equals(&GuardValue::from("1")));
         assert!(!GuardValue::Null.strict_equals(&GuardValue::Bool(false)));
+    }
+
+    #[test]
+    fn a_record_reads_back_only_as_compile_would_give_it() {
+        let read = |text: &str| serde_json::from_str::<GuardData>(text).map_err(|e| e.to_string());
+        let data = read(
+            r#"{"conditions":[{"key":"2","op":"eq","value":1},{"key":"a","op":"in","value":["x"]},{"key":"a","op":"ne","value":null}]}"#,
+        )
+        .expect("a compiled order");
+        assert_eq!(data.conditions().len(), 3);
+        let refused = [
+            (r#"{"conditions":[]}"#, "the guard is empty"),
+            (
+                r#"{"conditions":[{"key":"a","op":"gle","value":1}]}"#,
+                "unknown operator \"gle\"",
+            ),
+            (
+                r#"{"conditions":[{"key":"a","op":"eq","value":1},{"key":"2","op":"eq","value":1}]}"#,
+                "not the order compile gives them",
+            ),
+            (
+                r#"{"conditions":[{"key":"a","op":"eq","value":1},{"key":"b","op":"eq","value":1},{"key":"a","op":"ne","value":1}]}"#,
+                "not the order compile gives them",
+            ),
+            (
+                r#"{"conditions":[{"key":"a","op":"eq","value":1},{"key":"a","op":"eq","value":2}]}"#,
+                "not the order compile gives them",
+            ),
+            (r#"{"conditions":[],"extra":1}"#, "unknown field"),
+        ];
+        for (text, why) in refused {
+            let err = read(text).expect_err(text);
+            assert!(err.contains(why), "{text}: {err}");
+        }
     }
 
     #[test]

@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use serde_json::{Map, Value, json};
 use skill_core::{GuardView, ResultStatus};
-use skill_guard::{Guard, GuardValue, Preconditions, unsatisfiable};
+use skill_guard::{Guard, GuardData, GuardValue, Preconditions, unsatisfiable};
 
 /// Keys a generated guard reads: hop keys, result fields, an index-like key.
 const KEYS: [&str; 8] = [
@@ -154,7 +154,7 @@ fn hop_strategy(
     pre_tool: Option<String>,
 ) -> impl Strategy<Value = Hop> {
     let mut candidates: Vec<(String, Vec<Value>)> = Vec::new();
-    for c in &guard.data().conditions {
+    for c in guard.data().conditions() {
         let values: Vec<Value> = match &c.value {
             skill_guard::ConditionValue::Scalar(v) => around(v),
             skill_guard::ConditionValue::List(list) => list.iter().flat_map(around).collect(),
@@ -220,7 +220,22 @@ proptest! {
         let evaluation = guard.evaluate(&view);
         prop_assert_eq!(guard.test(&view), evaluation.verdict);
         prop_assert_eq!(evaluation.verdict, evaluation.conditions.iter().all(|c| c.passed));
-        prop_assert_eq!(evaluation.conditions.len(), guard.data().conditions.len());
+        prop_assert_eq!(evaluation.conditions.len(), guard.data().conditions().len());
+    }
+
+    #[test]
+    fn data_round_trips_through_its_json_form_and_its_record(guard in guard(), result in any_json().prop_map(|v| v.to_string())) {
+        let guard = Guard::compile(&guard).expect("generated guards compile");
+        let data = guard.data();
+        let again = Guard::compile(&data.to_json()).expect("the JSON form of data compiles");
+        prop_assert_eq!(again.data(), data);
+        let rebuilt = Guard::from_data(data);
+        let view = GuardView::new("lookup_order", &result).with_status("success").with_iteration(3.0);
+        prop_assert_eq!(rebuilt.evaluate(&view), again.evaluate(&view));
+        prop_assert_eq!(rebuilt.test(&view), guard.test(&view));
+        let recorded = serde_json::to_string(data).expect("data serializes");
+        let read: GuardData = serde_json::from_str(&recorded).expect("a recorded guard reads back");
+        prop_assert_eq!(&read, data);
     }
 
     #[test]
