@@ -279,17 +279,24 @@ impl fmt::Display for ConditionValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ConditionValue::Scalar(value) => value.fmt(f),
-            ConditionValue::List(list) => {
-                f.write_str("[")?;
-                for (index, member) in list.iter().enumerate() {
-                    if index > 0 {
-                        f.write_str(", ")?;
-                    }
-                    member.fmt(f)?;
-                }
-                f.write_str("]")
-            }
+            ConditionValue::List(list) => Listed(list).fmt(f),
         }
+    }
+}
+
+/// A list of values in the caption form, `[a, b]`.
+pub(crate) struct Listed<'a>(pub(crate) &'a [GuardValue]);
+
+impl fmt::Display for Listed<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[")?;
+        for (index, member) in self.0.iter().enumerate() {
+            if index > 0 {
+                f.write_str(", ")?;
+            }
+            member.fmt(f)?;
+        }
+        f.write_str("]")
     }
 }
 

@@ -13,7 +13,7 @@ use std::fmt;
 
 use skill_core::ResultStatus;
 
-use crate::data::{Condition, ConditionValue, GuardData, GuardValue, Operator};
+use crate::data::{Condition, ConditionValue, GuardData, GuardValue, Listed, Operator};
 use crate::js_value::{Relation, utf16_cmp};
 
 /// An edge's own preconditions, judged together with its guard.
@@ -45,7 +45,7 @@ pub enum Unsatisfiable {
         /// The required value.
         value: GuardValue,
         /// The `in` list.
-        list: ConditionValue,
+        list: Vec<GuardValue>,
     },
     /// `eq v` and a `notIn` list with `v`.
     EqExcluded {
@@ -54,7 +54,7 @@ pub enum Unsatisfiable {
         /// The required value.
         value: GuardValue,
         /// The `notIn` list.
-        list: ConditionValue,
+        list: Vec<GuardValue>,
     },
     /// `eq v` outside the key's own ordered bounds.
     EqOutsideBounds {
@@ -87,7 +87,7 @@ pub enum Unsatisfiable {
     /// No `status` `in` entry is a status a tool can declare.
     StatusListOutsideVocabulary {
         /// The list.
-        list: ConditionValue,
+        list: Vec<GuardValue>,
     },
     /// `status eq` outside the edge's `on_tool_status`.
     PreStatusEq {
@@ -101,7 +101,7 @@ pub enum Unsatisfiable {
         /// The edge's statuses.
         statuses: Vec<String>,
         /// The `in` list.
-        list: ConditionValue,
+        list: Vec<GuardValue>,
     },
     /// `status ne` the edge's only status.
     PreStatusNe {
@@ -130,7 +130,7 @@ pub enum Unsatisfiable {
         /// The edge's tool.
         tool: String,
         /// The `in` list.
-        list: ConditionValue,
+        list: Vec<GuardValue>,
     },
     /// `toolName notIn` a list with the edge's tool.
     PreToolNotIn {
@@ -196,12 +196,14 @@ impl fmt::Display for Unsatisfiable {
                 )
             }
             Unsatisfiable::EqNotInList { key, value, list } => {
+                let list = Listed(list);
                 write!(
                     f,
                     "it asks {key} to be {value} and to be one of {list}, which leaves {value} out"
                 )
             }
             Unsatisfiable::EqExcluded { key, value, list } => {
+                let list = Listed(list);
                 write!(
                     f,
                     "it asks {key} to be {value} while its notIn list {list} rules {value} out"
@@ -238,7 +240,8 @@ impl fmt::Display for Unsatisfiable {
             ),
             Unsatisfiable::StatusListOutsideVocabulary { list } => write!(
                 f,
-                "none of the statuses it allows, {list}, is one a tool can declare (a status is one of: {statuses})"
+                "none of the statuses it allows, {}, is one a tool can declare (a status is one of: {statuses})",
+                Listed(list)
             ),
             Unsatisfiable::PreStatusEq {
                 statuses: on,
@@ -250,8 +253,9 @@ impl fmt::Display for Unsatisfiable {
             ),
             Unsatisfiable::PreStatusIn { statuses: on, list } => write!(
                 f,
-                "the route fires only on status [{}], yet its guard allows only status {list}, which shares none of them",
-                on.join(", ")
+                "the route fires only on status [{}], yet its guard allows only status {}, which shares none of them",
+                on.join(", "),
+                Listed(list)
             ),
             Unsatisfiable::PreStatusNe { status } => write!(
                 f,
@@ -272,7 +276,8 @@ impl fmt::Display for Unsatisfiable {
             ),
             Unsatisfiable::PreToolIn { tool, list } => write!(
                 f,
-                "the route fires only when {tool} returns, yet its guard allows only toolName {list}, which leaves {tool} out"
+                "the route fires only when {tool} returns, yet its guard allows only toolName {}, which leaves {tool} out",
+                Listed(list)
             ),
             Unsatisfiable::PreToolNotIn { tool } => write!(
                 f,
@@ -361,89 +366,125 @@ pub fn unsatisfiable(data: &GuardData, pre: &Preconditions<'_>) -> Option<Unsati
         .or_else(|| against_tool(data, pre))
 }
 
+/// The first contradiction among the conditions on `key`, in the SPEC's
+/// order of reasons.
 fn by_own_conditions(data: &GuardData, key: &str) -> Option<Unsatisfiable> {
-    let conditions: Vec<&Condition> = data.conditions_on(key).collect();
-    let first = |op: Operator| conditions.iter().copied().find(|c| c.op == op);
-    let (eq, ne, in_list, not_in) = (
-        first(Operator::Eq),
-        first(Operator::Ne),
-        first(Operator::In),
-        first(Operator::NotIn),
-    );
-    let key = key.to_owned();
-    if let Some(value) = eq.and_then(|c| c.value.as_scalar()) {
-        if ne
-            .and_then(|c| c.value.as_scalar())
-            .is_some_and(|other| other.strict_equals(value))
-        {
-            return Some(Unsatisfiable::EqAndNe {
-                key,
-                value: value.clone(),
-            });
+    let on = OnKey::new(data, key);
+    on.against_eq()
+        .or_else(|| on.crossed_bounds())
+        .or_else(|| on.in_excluded_by_not_in())
+        .or_else(|| on.outside_vocabulary())
+}
+
+/// The conditions on one key, with the first of each unordered operator
+/// picked out (the SPEC judges only the first `eq`, `ne`, `in`, `notIn`).
+struct OnKey<'d> {
+    key: &'d str,
+    conditions: Vec<&'d Condition>,
+    eq: Option<&'d GuardValue>,
+    ne: Option<&'d GuardValue>,
+    in_list: Option<&'d [GuardValue]>,
+    not_in: Option<&'d [GuardValue]>,
+}
+
+impl<'d> OnKey<'d> {
+    fn new(data: &'d GuardData, key: &'d str) -> Self {
+        let conditions: Vec<&Condition> = data.conditions_on(key).collect();
+        let first = |op: Operator| conditions.iter().find(|c| c.op == op).map(|c| &c.value);
+        OnKey {
+            key,
+            eq: first(Operator::Eq).and_then(ConditionValue::as_scalar),
+            ne: first(Operator::Ne).and_then(ConditionValue::as_scalar),
+            in_list: first(Operator::In).and_then(ConditionValue::as_list),
+            not_in: first(Operator::NotIn).and_then(ConditionValue::as_list),
+            conditions,
         }
-        if let Some(list) = in_list.filter(|c| !c.value.list_holds(value)) {
+    }
+
+    /// `eq v` against the key's `ne`, `in`, `notIn` and ordered bounds.
+    fn against_eq(&self) -> Option<Unsatisfiable> {
+        let value = self.eq?;
+        let (key, owned) = (self.key.to_owned(), value.clone());
+        if self.ne.is_some_and(|other| other.strict_equals(value)) {
+            return Some(Unsatisfiable::EqAndNe { key, value: owned });
+        }
+        if let Some(list) = self.in_list.filter(|list| !contains(list, value)) {
+            let list = list.to_vec();
             return Some(Unsatisfiable::EqNotInList {
                 key,
-                value: value.clone(),
-                list: list.value.clone(),
+                value: owned,
+                list,
             });
         }
-        if let Some(list) = not_in.filter(|c| c.value.list_holds(value)) {
+        if let Some(list) = self.not_in.filter(|list| contains(list, value)) {
+            let list = list.to_vec();
             return Some(Unsatisfiable::EqExcluded {
                 key,
-                value: value.clone(),
-                list: list.value.clone(),
+                value: owned,
+                list,
             });
         }
-        if let Some(Some(bound)) = violated_bound(value, &conditions) {
-            return Some(Unsatisfiable::EqOutsideBounds {
-                key,
-                value: value.clone(),
-                bound: scalar_of(bound),
-            });
+        let bound = violated_bound(value, &self.conditions)??;
+        Some(Unsatisfiable::EqOutsideBounds {
+            key,
+            value: owned,
+            bound: scalar_of(bound),
+        })
+    }
+
+    /// The last lower bound against the last upper bound.
+    fn crossed_bounds(&self) -> Option<Unsatisfiable> {
+        let last = |lower: bool| {
+            self.conditions.iter().rev().find(|c| match c.op {
+                Operator::Gt | Operator::Gte => lower,
+                Operator::Lt | Operator::Lte => !lower,
+                _ => false,
+            })
+        };
+        let (lower, upper) = (last(true)?, last(false)?);
+        crossed(lower, upper).then(|| Unsatisfiable::CrossedBounds {
+            key: self.key.to_owned(),
+            lower: scalar_of(lower),
+            upper: scalar_of(upper),
+        })
+    }
+
+    /// Every `in` member excluded by `notIn`.
+    fn in_excluded_by_not_in(&self) -> Option<Unsatisfiable> {
+        let (in_list, not_in) = (self.in_list?, self.not_in?);
+        in_list.iter().all(|member| contains(not_in, member)).then(|| {
+            Unsatisfiable::InExcludedByNotIn {
+                key: self.key.to_owned(),
+            }
+        })
+    }
+
+    /// `status` asked to be, or to be one of, what no tool can declare.
+    fn outside_vocabulary(&self) -> Option<Unsatisfiable> {
+        if self.key != "status" {
+            return None;
         }
-    }
-    let lower = conditions
-        .iter()
-        .rev()
-        .find(|c| matches!(c.op, Operator::Gt | Operator::Gte));
-    let upper = conditions
-        .iter()
-        .rev()
-        .find(|c| matches!(c.op, Operator::Lt | Operator::Lte));
-    if let (Some(lower), Some(upper)) = (lower, upper)
-        && crossed(lower, upper)
-    {
-        let (lower, upper) = (scalar_of(lower), scalar_of(upper));
-        return Some(Unsatisfiable::CrossedBounds { key, lower, upper });
-    }
-    if let (Some(in_list), Some(not_in)) = (in_list, not_in) {
-        let members = in_list.value.as_list().unwrap_or_default();
-        if members.iter().all(|member| not_in.value.list_holds(member)) {
-            return Some(Unsatisfiable::InExcludedByNotIn { key });
-        }
-    }
-    if key == "status" {
-        if let Some(GuardValue::String(value)) = eq.and_then(|c| c.value.as_scalar())
+        if let Some(GuardValue::String(value)) = self.eq
             && !ResultStatus::is_status(value)
         {
             return Some(Unsatisfiable::StatusNotInVocabulary {
                 value: value.clone(),
             });
         }
-        if let Some(in_list) = in_list {
-            let members = in_list.value.as_list().unwrap_or_default();
-            if !members
-                .iter()
-                .any(|m| m.as_str().is_some_and(ResultStatus::is_status))
-            {
-                return Some(Unsatisfiable::StatusListOutsideVocabulary {
-                    list: in_list.value.clone(),
-                });
-            }
-        }
+        let list = self.in_list?;
+        let any_status = list
+            .iter()
+            .any(|member| member.as_str().is_some_and(ResultStatus::is_status));
+        (!any_status).then(|| Unsatisfiable::StatusListOutsideVocabulary {
+            list: list.to_vec(),
+        })
     }
-    None
+}
+
+/// Whether `list` holds `value` (SameValueZero, which for JSON data is
+/// strict equality).
+fn contains(list: &[GuardValue], value: &GuardValue) -> bool {
+    list.iter().any(|member| member.strict_equals(value))
 }
 
 fn holds_str(list: &[String], value: &GuardValue) -> bool {
@@ -468,7 +509,7 @@ fn against_statuses(data: &GuardData, pre: &Preconditions<'_>) -> Option<Unsatis
             {
                 Some(Unsatisfiable::PreStatusIn {
                     statuses: owned(),
-                    list: condition.value.clone(),
+                    list: list.clone(),
                 })
             }
             (Operator::Ne, ConditionValue::Scalar(value))
@@ -505,10 +546,10 @@ fn against_tool(data: &GuardData, pre: &Preconditions<'_>) -> Option<Unsatisfiab
             (Operator::Ne, ConditionValue::Scalar(value)) if value.strict_equals(&named) => {
                 Some(Unsatisfiable::PreToolNe { tool })
             }
-            (Operator::In, _) if !condition.value.list_holds(&named) => {
+            (Operator::In, ConditionValue::List(list)) if !contains(list, &named) => {
                 Some(Unsatisfiable::PreToolIn {
                     tool,
-                    list: condition.value.clone(),
+                    list: list.clone(),
                 })
             }
             (Operator::NotIn, _) if condition.value.list_holds(&named) => {
@@ -642,6 +683,24 @@ mod tests {
             Some("pre-tool-notin")
         );
         assert_eq!(proof(json!({"toolName": {"eq": "b"}}), tool("b")), None);
+    }
+
+    #[test]
+    fn list_reasons_carry_the_list() {
+        let guard = Guard::compile(&json!({"a": {"eq": 1, "in": [2, "1"]}})).unwrap();
+        let proof = unsatisfiable(guard.data(), &Preconditions::default()).unwrap();
+        assert_eq!(
+            proof,
+            Unsatisfiable::EqNotInList {
+                key: "a".into(),
+                value: GuardValue::Number(1.0),
+                list: vec![GuardValue::Number(2.0), GuardValue::from("1")],
+            }
+        );
+        assert_eq!(
+            proof.to_string(),
+            "it asks a to be 1 and to be one of [2, 1], which leaves 1 out"
+        );
     }
 
     #[test]
