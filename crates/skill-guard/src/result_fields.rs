@@ -399,82 +399,108 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// Validate one value and build it.
+    /// Validate one value and build it. Containers are kept on a stack of
+    /// their own, never the call stack.
     fn value(&mut self) -> Option<JsValue<'a>> {
         let mut open: Vec<Frame<'a>> = Vec::new();
-        'value: loop {
-            self.space();
-            let mut done = match self.next()? {
-                b'{' => {
-                    self.space();
-                    if self.eat(b'}') {
-                        JsValue::Object(JsMembers::default())
-                    } else {
-                        let key = self.key_span()?;
-                        self.space();
-                        self.expect(b':')?;
-                        open.push(Frame::Object(Members::new(self.string_text(key))));
-                        continue 'value;
-                    }
-                }
-                b'[' => {
-                    self.space();
-                    if self.eat(b']') {
-                        JsValue::Array(Items::default())
-                    } else {
-                        open.push(Frame::Array(Vec::new()));
-                        continue 'value;
-                    }
-                }
-                b'"' => {
-                    let span = self.string_span()?;
-                    JsValue::Str(self.string_text(span))
-                }
-                b't' => self.literal(b"rue").map(|()| JsValue::Bool(true))?,
-                b'f' => self.literal(b"alse").map(|()| JsValue::Bool(false))?,
-                b'n' => self.literal(b"ull").map(|()| JsValue::Null)?,
-                b'-' | b'0'..=b'9' => {
-                    self.at -= 1;
-                    JsValue::Number(json_number(self.number_span()?)?)
-                }
-                _ => return None,
+        loop {
+            let Some(mut done) = self.value_start(&mut open)? else {
+                continue;
             };
             // A value ended: hand it to its container, closing what it completes.
             loop {
                 let Some(frame) = open.last_mut() else {
                     return Some(done);
                 };
-                self.space();
-                match frame {
-                    Frame::Array(items) => {
-                        items.push(done);
-                        match self.next()? {
-                            b',' => continue 'value,
-                            b']' => {}
-                            _ => return None,
-                        }
-                    }
-                    Frame::Object(members) => {
-                        members.settle(done);
-                        match self.next()? {
-                            b',' => {
-                                self.space();
-                                let key = self.key_span()?;
-                                members.pending = self.string_text(key);
-                                self.space();
-                                self.expect(b':')?;
-                                continue 'value;
-                            }
-                            b'}' => {}
-                            _ => return None,
-                        }
-                    }
+                if self.hand_over(frame, done)? {
+                    break;
                 }
-                done = match open.pop()? {
-                    Frame::Array(items) => JsValue::Array(Items(items)),
-                    Frame::Object(members) => JsValue::Object(JsMembers(members.members)),
-                };
+                done = open.pop()?.close();
             }
+        }
+    }
+
+    /// Read the start of a value: a whole scalar or empty container
+    /// (`Some(Some(value))`), or a container that now waits on `open` for its
+    /// first member (`Some(None)`).
+    fn value_start(&mut self, open: &mut Vec<Frame<'a>>) -> Option<Option<JsValue<'a>>> {
+        self.space();
+        Some(Some(match self.next()? {
+            b'{' => {
+                self.space();
+                if self.eat(b'}') {
+                    JsValue::Object(JsMembers::default())
+                } else {
+                    let key = self.key_span()?;
+                    self.space();
+                    self.expect(b':')?;
+                    open.push(Frame::Object(Members::new(self.string_text(key))));
+                    return Some(None);
+                }
+            }
+            b'[' => {
+                self.space();
+                if self.eat(b']') {
+                    JsValue::Array(Items::default())
+                } else {
+                    open.push(Frame::Array(Vec::new()));
+                    return Some(None);
+                }
+            }
+            b'"' => {
+                let span = self.string_span()?;
+                JsValue::Str(self.string_text(span))
+            }
+            b't' => self.literal(b"rue").map(|()| JsValue::Bool(true))?,
+            b'f' => self.literal(b"alse").map(|()| JsValue::Bool(false))?,
+            b'n' => self.literal(b"ull").map(|()| JsValue::Null)?,
+            b'-' | b'0'..=b'9' => {
+                self.at -= 1;
+                JsValue::Number(json_number(self.number_span()?)?)
+            }
+            _ => return None,
+        }))
+    }
+
+    /// Give a finished value to the container it belongs to, and read what
+    /// follows: `Some(true)` when another member comes (its key read, for an
+    /// object), `Some(false)` when the container closed.
+    fn hand_over(&mut self, frame: &mut Frame<'a>, done: JsValue<'a>) -> Option<bool> {
+        self.space();
+        match frame {
+            Frame::Array(items) => {
+                items.push(done);
+                match self.next()? {
+                    b',' => Some(true),
+                    b']' => Some(false),
+                    _ => None,
+                }
+            }
+            Frame::Object(members) => {
+                members.settle(done);
+                match self.next()? {
+                    b',' => {
+                        self.space();
+                        let key = self.key_span()?;
+                        members.pending = self.string_text(key);
+                        self.space();
+                        self.expect(b':')?;
+                        Some(true)
+                    }
+                    b'}' => Some(false),
+                    _ => None,
+                }
+            }
+        }
+    }
+}
+
+impl<'a> Frame<'a> {
+    /// The finished container.
+    fn close(self) -> JsValue<'a> {
+        match self {
+            Frame::Array(items) => JsValue::Array(Items(items)),
+            Frame::Object(members) => JsValue::Object(JsMembers(members.members)),
         }
     }
 }

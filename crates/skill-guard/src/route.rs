@@ -5,7 +5,7 @@
 use std::fmt;
 
 use serde::Serialize;
-use skill_core::{Route, SkillMap, ToolResult};
+use skill_core::{GuardView, Route, SkillMap, ToolResult};
 
 use crate::compile::{CompileError, Guard};
 use crate::evaluate::{ConditionEvidence, Evaluation};
@@ -197,78 +197,112 @@ impl<'m> CompiledMap<'m> {
         results: &'g [ToolResult],
         iteration: Iteration<'g>,
     ) -> CursorMove<'g> {
-        let routes: Vec<(usize, &'m Route)> = self
+        let routes: Vec<(usize, &'g Route)> = self
             .map
             .routes
             .iter()
             .enumerate()
             .filter(|(_, r)| r.from == cursor && r.is_deterministic())
             .collect();
-        let mut closed: Vec<(usize, GuardEvaluation<'g>)> = Vec::new();
-        let mut winner: Option<(&'g str, Option<GuardEvaluation<'g>>)> = None;
-        let mut conflict = Vec::new();
+        let mut batch = Batch::default();
         for result in results {
             let view = result.view(iteration.number, iteration.user_message, Some(cursor));
-            let mut target = None;
-            for (index, route) in &routes {
-                if !preconditions_pass(route, result) {
-                    continue;
-                }
-                let Some(guard) = self.guard(*index) else {
-                    target = Some((route.to.as_str(), None));
-                    break;
-                };
-                let Evaluation {
-                    verdict,
-                    conditions,
-                } = guard.evaluate(&view);
-                let evaluation = GuardEvaluation {
-                    from: &route.from,
-                    to: &route.to,
-                    tool_name: &result.tool_name,
-                    verdict,
-                    conditions,
-                };
-                if verdict {
-                    target = Some((route.to.as_str(), Some(evaluation)));
-                    break;
-                }
-                if !closed.iter().any(|(known, _)| known == index) {
-                    closed.push((*index, evaluation));
-                }
-            }
-            match (&winner, target) {
-                (None, Some(found)) => winner = Some(found),
-                (Some((won, _)), Some((to, _))) if *won != to => {
-                    conflict.push(Conflict {
-                        tool_name: &result.tool_name,
-                        to,
-                    });
-                }
-                _ => {}
-            }
+            let target = self.target_of(&routes, result, &view, &mut batch);
+            batch.reached(&result.tool_name, target);
         }
-        let guards_closed = closed
+        batch.into_move(cursor)
+    }
+
+    /// Where one result leads among `routes` (in declaration order): the
+    /// first whose preconditions pass and whose guard, if any, passes. Each
+    /// guard that fails closes its route in `batch`.
+    fn target_of<'g>(
+        &'g self,
+        routes: &[(usize, &'g Route)],
+        result: &'g ToolResult,
+        view: &GuardView<'g>,
+        batch: &mut Batch<'g>,
+    ) -> Option<Target<'g>> {
+        for &(index, route) in routes {
+            if !preconditions_pass(route, result) {
+                continue;
+            }
+            let Some(guard) = self.guard(index) else {
+                return Some((&route.to, None));
+            };
+            let Evaluation {
+                verdict,
+                conditions,
+            } = guard.evaluate(view);
+            let evaluation = GuardEvaluation {
+                from: &route.from,
+                to: &route.to,
+                tool_name: &result.tool_name,
+                verdict,
+                conditions,
+            };
+            if verdict {
+                return Some((&route.to, Some(evaluation)));
+            }
+            batch.close(index, evaluation);
+        }
+        None
+    }
+}
+
+/// A result's target: the route's target, and its guard's evaluation when
+/// it has a guard.
+type Target<'g> = (&'g str, Option<GuardEvaluation<'g>>);
+
+/// What a batch of results has found so far.
+#[derive(Default)]
+struct Batch<'g> {
+    /// The guards that closed a route, once per route (by route index).
+    closed: Vec<(usize, GuardEvaluation<'g>)>,
+    /// The first result's target.
+    winner: Option<Target<'g>>,
+    /// Later results that reached another target.
+    conflict: Vec<Conflict<'g>>,
+}
+
+impl<'g> Batch<'g> {
+    /// Record that route `index`'s guard failed, unless it already has.
+    fn close(&mut self, index: usize, evaluation: GuardEvaluation<'g>) {
+        if !self.closed.iter().any(|(known, _)| *known == index) {
+            self.closed.push((index, evaluation));
+        }
+    }
+
+    /// Record where the result of `tool_name` led: the first target wins,
+    /// a later different one is a conflict.
+    fn reached(&mut self, tool_name: &'g str, target: Option<Target<'g>>) {
+        match (&self.winner, target) {
+            (None, Some(found)) => self.winner = Some(found),
+            (Some((won, _)), Some((to, _))) if *won != to => {
+                self.conflict.push(Conflict { tool_name, to });
+            }
+            _ => {}
+        }
+    }
+
+    /// The cursor's move from `cursor`: to the winner, or a stay.
+    fn into_move(self, cursor: &'g str) -> CursorMove<'g> {
+        let guards_closed = self
+            .closed
             .into_iter()
             .map(|(_, evaluation)| evaluation)
             .collect();
-        match winner {
-            Some((to, guard)) => CursorMove {
-                from: cursor,
-                to,
-                by: MoveKind::Route,
-                guard,
-                guards_closed,
-                conflict,
-            },
-            None => CursorMove {
-                from: cursor,
-                to: cursor,
-                by: MoveKind::Stay,
-                guard: None,
-                guards_closed,
-                conflict,
-            },
+        let (to, by, guard) = match self.winner {
+            Some((to, guard)) => (to, MoveKind::Route, guard),
+            None => (cursor, MoveKind::Stay, None),
+        };
+        CursorMove {
+            from: cursor,
+            to,
+            by,
+            guard,
+            guards_closed,
+            conflict: self.conflict,
         }
     }
 }

@@ -452,11 +452,12 @@ impl<'d> OnKey<'d> {
     /// Every `in` member excluded by `notIn`.
     fn in_excluded_by_not_in(&self) -> Option<Unsatisfiable> {
         let (in_list, not_in) = (self.in_list?, self.not_in?);
-        in_list.iter().all(|member| contains(not_in, member)).then(|| {
-            Unsatisfiable::InExcludedByNotIn {
+        in_list
+            .iter()
+            .all(|member| contains(not_in, member))
+            .then(|| Unsatisfiable::InExcludedByNotIn {
                 key: self.key.to_owned(),
-            }
-        })
+            })
     }
 
     /// `status` asked to be, or to be one of, what no tool can declare.
