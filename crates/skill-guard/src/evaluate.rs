@@ -17,22 +17,28 @@ use crate::js_value::{Bound, JsValue, summarize};
 use crate::result_fields::{Fields, read_fields_into};
 
 /// The evidence of one evaluation: the verdict and every condition judged.
+///
+/// It borrows from the guard (its conditions) and from the view: a summary
+/// that is a string the hop or the result holds (unescaped, within the bound)
+/// is that string, not a copy, and `undefined`, `null`, `true`, `false` are
+/// constants. Only a summary that has to be written (a number, a structure,
+/// a cut string) is allocated.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Evaluation<'g> {
+pub struct Evaluation<'a> {
     /// Whether every condition passed (the predicate's answer).
     pub verdict: bool,
     /// Each condition with what it read and whether it passed, in order.
-    pub conditions: Vec<ConditionEvidence<'g>>,
+    pub conditions: Vec<ConditionEvidence<'a>>,
 }
 
 /// One condition's evidence.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ConditionEvidence<'g> {
+pub struct ConditionEvidence<'a> {
     /// The condition judged.
-    pub condition: &'g Condition,
+    pub condition: &'a Condition,
     /// What the key read, bounded: `undefined`, a string verbatim, a scalar as
     /// JavaScript prints it, a structure as JSON; cut to 80 UTF-16 units.
-    pub actual_summary: String,
+    pub actual_summary: Cow<'a, str>,
     /// Whether the condition passed.
     pub passed: bool,
 }
@@ -203,7 +209,7 @@ impl Guard {
     /// assert_eq!(evaluation.conditions[0].actual_summary, "0.5");
     /// # Ok::<(), skill_guard::CompileError>(())
     /// ```
-    pub fn evaluate(&self, view: &GuardView<'_>) -> Evaluation<'_> {
+    pub fn evaluate<'a>(&'a self, view: &GuardView<'a>) -> Evaluation<'a> {
         let reading = Reading::new(self, view);
         let mut verdict = true;
         let conditions = self
@@ -308,6 +314,41 @@ mod tests {
             json!({"verdict": true, "conditions": [
                 {"key": "iteration", "op": "lte", "value": 5, "actual_summary": "3", "passed": true}
             ]})
+        );
+    }
+
+    #[test]
+    fn summaries_of_held_strings_are_borrowed_not_copied() {
+        let guard = Guard::compile(&json!({
+            "riskLevel": {"eq": "high"},
+            "note": {"eq": "x"},
+            "toolName": {"ne": "x"},
+            "missing": {"ne": 1},
+            "score": {"gt": 1}
+        }))
+        .unwrap();
+        let result = r#"{"riskLevel":"high","note":"a\"b","score":0.5}"#;
+        let evaluation = guard.evaluate(&view(result));
+        let borrowed: Vec<_> = evaluation
+            .conditions
+            .iter()
+            .map(|c| {
+                (
+                    c.actual_summary.as_ref(),
+                    matches!(c.actual_summary, Cow::Borrowed(_)),
+                )
+            })
+            .collect();
+        assert_eq!(
+            borrowed,
+            [
+                ("high", true),
+                ("a\"b", false),
+                ("lookup_order", true),
+                ("undefined", true),
+                ("0.5", false)
+            ],
+            "an escaped string and a number are written; the rest are borrowed"
         );
     }
 

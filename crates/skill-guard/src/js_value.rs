@@ -266,40 +266,52 @@ const SUMMARY_UNITS: usize = 80;
 /// The bounded evidence text for an actual value: `undefined`, a string
 /// verbatim, a scalar as `String(v)`, a structure as `JSON.stringify`; cut to
 /// 79 UTF-16 units and `…` when longer than 80, never inside a character.
-pub(crate) fn summarize(value: &JsValue<'_>) -> String {
+pub(crate) fn summarize<'v>(value: &JsValue<'v>) -> Cow<'v, str> {
     match value {
-        JsValue::Undefined => "undefined".to_owned(),
-        JsValue::Null => "null".to_owned(),
-        JsValue::Bool(b) => b.to_string(),
-        JsValue::Number(n) => js_number::to_js_string(*n),
-        JsValue::Str(text) => bounded(text),
+        JsValue::Undefined => Cow::Borrowed("undefined"),
+        JsValue::Null => Cow::Borrowed("null"),
+        JsValue::Bool(b) => Cow::Borrowed(if *b { "true" } else { "false" }),
+        JsValue::Number(n) => Cow::Owned(js_number::to_js_string(*n)),
+        JsValue::Str(Cow::Borrowed(text)) => bounded(text),
+        JsValue::Str(Cow::Owned(text)) => Cow::Owned(bounded(text).into_owned()),
         JsValue::Array(_) | JsValue::Object(_) => {
             let mut out = String::new();
             // Every UTF-16 unit takes at most three UTF-8 bytes, so a text of
             // more than 3 × 81 bytes is surely past the bound: stop there.
             stringify_into(&mut out, value, 3 * (SUMMARY_UNITS + 1));
-            bounded(&out)
+            Cow::Owned(if fits(&out) { out } else { cut(&out) })
         }
     }
 }
 
-/// Cut `text` to the summary bound.
-pub(crate) fn bounded(text: &str) -> String {
+/// Whether `text` is within the summary bound.
+fn fits(text: &str) -> bool {
     // A string of at most 80 bytes has at most 80 units.
-    if text.len() <= SUMMARY_UNITS || text.encode_utf16().count() <= SUMMARY_UNITS {
-        return text.to_owned();
+    text.len() <= SUMMARY_UNITS || text.encode_utf16().count() <= SUMMARY_UNITS
+}
+
+/// `text` within the summary bound: itself when it fits, else cut.
+pub(crate) fn bounded(text: &str) -> Cow<'_, str> {
+    if fits(text) {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(cut(text))
     }
+}
+
+/// The first 79 UTF-16 units of `text` (never splitting a character), and `…`.
+fn cut(text: &str) -> String {
     let mut units = 0;
-    let mut cut = 0;
+    let mut end = 0;
     for (at, c) in text.char_indices() {
         units += c.len_utf16();
         if units > SUMMARY_UNITS - 1 {
             break;
         }
-        cut = at + c.len_utf8();
+        end = at + c.len_utf8();
     }
-    let mut out = String::with_capacity(cut + 3);
-    out.push_str(&text[..cut]);
+    let mut out = String::with_capacity(end + 3);
+    out.push_str(&text[..end]);
     out.push('…');
     out
 }

@@ -600,7 +600,12 @@ mod tests {
     }
 
     fn summaries(text: &str, names: &[&str]) -> Option<Vec<String>> {
-        read_fields(text, &keys(names)).map(|fields| fields.iter().map(summarize).collect())
+        read_fields(text, &keys(names)).map(|fields| {
+            fields
+                .iter()
+                .map(|value| summarize(value).into_owned())
+                .collect()
+        })
     }
 
     #[test]

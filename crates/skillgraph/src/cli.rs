@@ -432,7 +432,7 @@ fn evidence_table(evaluation: &Evaluation<'_>) -> String {
             c.condition.key.clone(),
             c.condition.op.to_string(),
             c.condition.value.to_string(),
-            c.actual_summary.clone(),
+            c.actual_summary.to_string(),
             if c.passed { "yes" } else { "no" }.to_owned(),
         ]);
     }
