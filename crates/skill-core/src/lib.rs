@@ -4,7 +4,8 @@
 //! tools, steps and routing (SPEC §2), the [`ReadSkillOffer`] a position
 //! grants, the [`GuardView`] a guard reads, and the small rules everyone must
 //! answer the same way: [`classify_target`], [`spoken`], the closed
-//! [`ResultStatus`] set, and [`SurfaceMode`] resolution.
+//! [`ResultStatus`] set, [`SurfaceMode`] resolution, and the hosts' tool
+//! name rule ([`validate_tool_name`]).
 //!
 //! It must never do I/O, print, keep global state, or depend on another
 //! skillgraph crate: it is the bottom layer, and `cargo xtask fence` holds it
@@ -38,6 +39,7 @@ mod spoken;
 mod status;
 mod surface;
 mod target;
+mod tool_name;
 mod view;
 mod view_input;
 
@@ -51,5 +53,6 @@ pub use spoken::{Spoken, spoken};
 pub use status::{ResultStatus, UnknownStatus};
 pub use surface::{SurfaceMode, activates_by_read, resolve_surface_mode, resolved_surface_mode_of};
 pub use target::{IdSet, TargetClass, classify_target};
+pub use tool_name::{ToolNameError, ToolNameFault, validate_tool_name};
 pub use view::{GuardView, ToolResult};
 pub use view_input::GuardViewInput;

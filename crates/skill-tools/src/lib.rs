@@ -42,10 +42,13 @@ mod offer_view;
 mod read_skill;
 
 pub use descriptor::{Execute, InputError, ToolDescriptor};
-pub use host_format::{HostFormat, ToolNameError, ToolNameFault, validate_tool_name};
+pub use host_format::HostFormat;
 pub use lens::NO_DESCRIPTION;
 pub use list_skills::{LIST_SKILLS, ListSkillsCall, list_skills};
 pub use offer_view::{MenuRow, OfferMode, OfferView, Row, offer_view};
 pub use read_skill::{
     READ_SKILL, ReadSkillAnswer, ReadSkillCall, activation_confirmation, read_skill,
 };
+/// The hosts' tool name rule, kept in `skill-core` so the check-up judges a
+/// name as [`ToolDescriptor::to_host`] does.
+pub use skill_core::{ToolNameError, ToolNameFault, validate_tool_name};
