@@ -35,6 +35,7 @@ use std::fmt;
 use unicode_general_category::{GeneralCategory, get_general_category};
 use unicode_normalization::UnicodeNormalization;
 
+mod allowed_tools;
 mod runbook;
 mod yaml;
 
@@ -82,8 +83,10 @@ pub struct SkillFile {
     pub description: Option<String>,
     /// The Markdown after the front matter, trimmed.
     pub body: String,
-    /// The tools the front matter names: `allowed-tools` (separated by
-    /// spaces, or a list), then the runbook key `tools`, each name once.
+    /// The tools the front matter names: `allowed-tools` (entries separated
+    /// by spaces or commas, or a list; a scoped entry such as `Bash(git:*)`
+    /// names the tool before its pattern), then the runbook key `tools`, each
+    /// name once.
     pub tools: Vec<String>,
     /// The routes the runbook key `routes` declares out of this skill; their
     /// targets are not checked against the folder yet.
@@ -318,15 +321,14 @@ fn read_tools_and_routes(
     routes: Option<&Yaml>,
     file: &mut SkillFile,
 ) {
-    // The validator takes `allowed-tools` as it is; only text names count.
+    // The validator takes `allowed-tools` as it is; only text names count,
+    // each scoped entry (`Bash(git:*)`) naming the tool before its pattern.
     match allowed {
-        Some(Yaml::Str(text)) => file
-            .tools
-            .extend(text.split_whitespace().map(str::to_owned)),
+        Some(Yaml::Str(text)) => file.tools.extend(allowed_tools::tool_names(text)),
         Some(Yaml::Seq(items)) => file
             .tools
             .extend(items.iter().filter_map(|item| match item {
-                Yaml::Str(name) if !name.trim().is_empty() => Some(name.trim().to_owned()),
+                Yaml::Str(entry) => allowed_tools::name_of(entry),
                 _ => None,
             })),
         _ => {}
@@ -513,6 +515,17 @@ mod tests {
         );
         assert_eq!(file.tools, ["Read", "lookup", "refund"]);
         assert_eq!(file.runbook_keys, ["tools"]);
+        // Claude Code's scoped entries carry the tool they scope, once.
+        let file = read(
+            "a",
+            "---\nname: a\ndescription: x\nallowed-tools: Bash(git status:*), Bash(jq:*) Read\n---\n",
+        );
+        assert_eq!(file.tools, ["Bash", "Read"]);
+        let file = read(
+            "a",
+            "---\nname: a\ndescription: x\nallowed-tools:\n  - Bash(git:*)\n  - \" \"\n  - my tool\n---\n",
+        );
+        assert_eq!(file.tools, ["Bash", "my tool"]);
         assert!(file.is_valid(), "{:?}", file.faults);
         let file = read(
             "a",

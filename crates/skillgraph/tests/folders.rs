@@ -90,8 +90,9 @@ fn skills_folder_with_a_map_takes_tools_from_the_map_first() {
         .iter()
         .map(|skill| skill.tools.iter().map(|t| t.name.as_str()).collect())
         .collect();
-    // pdf's tools come from the map; zip's from its `allowed-tools`.
-    assert_eq!(tools, [vec!["read_pdf"], vec!["Bash(unzip:*)", "Read"]]);
+    // pdf's tools come from the map; zip's from its `allowed-tools`, where a
+    // scoped entry carries the tool it scopes.
+    assert_eq!(tools, [vec!["read_pdf"], vec!["Bash", "Read"]]);
 }
 
 #[test]
