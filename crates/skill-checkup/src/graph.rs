@@ -8,12 +8,14 @@ use skill_core::{IdHashMap, IdHashSet, Route, SkillMap};
 use skill_guard::{Guard, Preconditions, plain_caption, unsatisfiable};
 
 use crate::code::ProblemCode;
+use crate::model_edge::model_edge_only;
 use crate::problem::{Checkup, Problem};
 use crate::problems_of;
 
 /// Every problem of `map`, in this order: names, entries, guards, routes,
-/// reachability, then the skill checks (authoring, vocabularies, delivery)
-/// over the skills with the routing the map gives them.
+/// reachability, skills only model edges lead into, then the skill checks
+/// (authoring, vocabularies, delivery) over the skills with the routing the
+/// map gives them.
 ///
 /// ```
 /// use skill_checkup::{check_map, ProblemCode};
@@ -35,6 +37,7 @@ pub fn check_map(map: &SkillMap) -> Checkup {
     guards(map, &mut problems);
     routes(map, &mut problems);
     reachability(map, &mut problems);
+    problems.extend(model_edge_only(map));
     problems.extend(problems_of(&map.skills_as_routed()));
     Checkup::from_problems(problems)
 }

@@ -34,6 +34,7 @@ mod authoring;
 mod code;
 mod delivery;
 mod graph;
+mod model_edge;
 mod problem;
 mod vocabulary;
 

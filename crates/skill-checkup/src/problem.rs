@@ -246,6 +246,16 @@ impl fmt::Display for Problem {
     }
 }
 
+/// Ids as a message lists them: each in double quotes, commas between, and
+/// `last_word` before the last (`"a", "b" and "c"`; `"a" or "b"`).
+pub(crate) fn quoted_list(ids: &[&str], last_word: &str) -> String {
+    let quoted: Vec<String> = ids.iter().map(|id| format!("\"{id}\"")).collect();
+    match quoted.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} {last_word} {last}", rest.join(", ")),
+        _ => quoted.concat(),
+    }
+}
+
 /// A problem's explanation: its own sentences, then, for a check whose
 /// problems all end with the same paragraph (what the check cannot see, what
 /// does exist), that paragraph. It prints and serializes as one string.
