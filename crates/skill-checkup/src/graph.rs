@@ -11,9 +11,11 @@ use crate::code::ProblemCode;
 use crate::model_edge::model_edge_only;
 use crate::problem::{Checkup, Problem};
 use crate::problems_of;
+use crate::tool_names::unusable_tool_names;
 
 /// Every problem of `map`, in this order: names, entries, guards, routes,
-/// reachability, skills only model edges lead into, then the skill checks
+/// reachability, skills only model edges lead into, tool names hosts
+/// refuse, then the skill checks
 /// (authoring, vocabularies, delivery) over the skills with the routing the
 /// map gives them.
 ///
@@ -38,6 +40,7 @@ pub fn check_map(map: &SkillMap) -> Checkup {
     routes(map, &mut problems);
     reachability(map, &mut problems);
     problems.extend(model_edge_only(map));
+    problems.extend(unusable_tool_names(&map.skills));
     problems.extend(problems_of(&map.skills_as_routed()));
     Checkup::from_problems(problems)
 }

@@ -36,6 +36,7 @@ mod delivery;
 mod graph;
 mod model_edge;
 mod problem;
+mod tool_names;
 mod vocabulary;
 
 pub use authoring::{
