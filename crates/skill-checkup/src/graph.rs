@@ -8,6 +8,7 @@ use skill_core::{IdHashMap, IdHashSet, Route, SkillMap};
 use skill_guard::{Guard, Preconditions, plain_caption, unsatisfiable};
 
 use crate::code::ProblemCode;
+use crate::foreign_tool::body_foreign_tools;
 use crate::model_edge::model_edge_only;
 use crate::problem::{Checkup, Problem};
 use crate::problems_of;
@@ -15,7 +16,7 @@ use crate::tool_names::unusable_tool_names;
 
 /// Every problem of `map`, in this order: names, entries, guards, routes,
 /// reachability, skills only model edges lead into, tool names hosts
-/// refuse, then the skill checks
+/// refuse, tools a body names that other skills carry, then the skill checks
 /// (authoring, vocabularies, delivery) over the skills with the routing the
 /// map gives them.
 ///
@@ -41,6 +42,7 @@ pub fn check_map(map: &SkillMap) -> Checkup {
     reachability(map, &mut problems);
     problems.extend(model_edge_only(map));
     problems.extend(unusable_tool_names(&map.skills));
+    problems.extend(body_foreign_tools(&map.skills));
     problems.extend(problems_of(&map.skills_as_routed()));
     Checkup::from_problems(problems)
 }

@@ -33,6 +33,7 @@
 mod authoring;
 mod code;
 mod delivery;
+mod foreign_tool;
 mod graph;
 mod model_edge;
 mod problem;
