@@ -55,7 +55,7 @@ pub use evaluate::{ConditionEvidence, Evaluation};
 pub use hop::HOP_KEYS;
 pub use route::{
     CompiledMap, Conflict, CursorMove, GuardEvaluation, Iteration, MapGuardErrors, MoveKind,
-    RouteGuardError,
+    RouteGuardError, RouteGuards,
 };
 pub use unsatisfiable::{Preconditions, Unsatisfiable, unsatisfiable};
 

@@ -64,6 +64,15 @@ impl fmt::Display for MapGuardErrors {
 #[derive(Debug, Clone)]
 pub struct CompiledMap<'m> {
     map: &'m SkillMap,
+    guards: RouteGuards,
+}
+
+/// Every route guard of a map, compiled once and owned apart from the map,
+/// so that a holder that owns the map too (a session's graph) can keep both
+/// without borrowing one from the other. [`CompiledMap`] pairs them by
+/// reference.
+#[derive(Debug, Clone)]
+pub struct RouteGuards {
     /// One per route, in declaration order.
     guards: Vec<Option<Guard>>,
 }
@@ -136,26 +145,10 @@ impl<'m> CompiledMap<'m> {
     ///
     /// [`MapGuardErrors`] listing every route whose guard was refused.
     pub fn new(map: &'m SkillMap) -> Result<Self, MapGuardErrors> {
-        let mut guards = Vec::with_capacity(map.routes.len());
-        let mut errors = Vec::new();
-        for route in &map.routes {
-            match route.guard.as_ref().map(Guard::compile).transpose() {
-                Ok(guard) => guards.push(guard),
-                Err(error) => {
-                    errors.push(RouteGuardError {
-                        from: route.from.clone(),
-                        to: route.to.clone(),
-                        error,
-                    });
-                    guards.push(None);
-                }
-            }
-        }
-        if errors.is_empty() {
-            Ok(CompiledMap { map, guards })
-        } else {
-            Err(MapGuardErrors { errors })
-        }
+        Ok(CompiledMap {
+            map,
+            guards: RouteGuards::compile(map)?,
+        })
     }
 
     /// The map.
@@ -165,7 +158,7 @@ impl<'m> CompiledMap<'m> {
 
     /// The compiled guard of route `index`, if it has one.
     pub fn guard(&self, index: usize) -> Option<&Guard> {
-        self.guards.get(index).and_then(Option::as_ref)
+        self.guards.guard(index)
     }
 
     /// Resolve one iteration's batch of tool results (in call order) from
@@ -197,8 +190,54 @@ impl<'m> CompiledMap<'m> {
         results: &'g [ToolResult],
         iteration: Iteration<'g>,
     ) -> CursorMove<'g> {
-        let routes: Vec<(usize, &'g Route)> = self
-            .map
+        self.guards.resolve(self.map, cursor, results, iteration)
+    }
+}
+
+impl RouteGuards {
+    /// Compile every route guard of `map` once.
+    ///
+    /// # Errors
+    ///
+    /// [`MapGuardErrors`] listing every route whose guard was refused.
+    pub fn compile(map: &SkillMap) -> Result<Self, MapGuardErrors> {
+        let mut guards = Vec::with_capacity(map.routes.len());
+        let mut errors = Vec::new();
+        for route in &map.routes {
+            match route.guard.as_ref().map(Guard::compile).transpose() {
+                Ok(guard) => guards.push(guard),
+                Err(error) => {
+                    errors.push(RouteGuardError {
+                        from: route.from.clone(),
+                        to: route.to.clone(),
+                        error,
+                    });
+                    guards.push(None);
+                }
+            }
+        }
+        if errors.is_empty() {
+            Ok(RouteGuards { guards })
+        } else {
+            Err(MapGuardErrors { errors })
+        }
+    }
+
+    /// The compiled guard of route `index`, if it has one.
+    pub fn guard(&self, index: usize) -> Option<&Guard> {
+        self.guards.get(index).and_then(Option::as_ref)
+    }
+
+    /// [`CompiledMap::resolve`] over `map`, which must be the map these
+    /// guards were compiled from (route `i` of the map uses guard `i`).
+    pub fn resolve<'g>(
+        &'g self,
+        map: &'g SkillMap,
+        cursor: &'g str,
+        results: &'g [ToolResult],
+        iteration: Iteration<'g>,
+    ) -> CursorMove<'g> {
+        let routes: Vec<(usize, &'g Route)> = map
             .routes
             .iter()
             .enumerate()
@@ -250,8 +289,6 @@ impl<'m> CompiledMap<'m> {
     }
 }
 
-/// A result's target: the route's target, and its guard's evaluation when
-/// it has a guard.
 type Target<'g> = (&'g str, Option<GuardEvaluation<'g>>);
 
 /// What a batch of results has found so far.
