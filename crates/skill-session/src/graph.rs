@@ -1,0 +1,159 @@
+//! The graph: one map with every route guard compiled once, owned, and
+//! shared (`Arc<Graph>`) by any number of sessions.
+
+use std::sync::Arc;
+
+use skill_core::{IdHashMap, Skill, SkillMap, ToolResult};
+use skill_guard::{CursorMove, Iteration, MapGuardErrors, RouteGuards};
+use skill_tools::{ToolDescriptor, list_skills};
+
+use crate::record::DeclaredMap;
+
+/// A map that cannot be run.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum GraphError {
+    /// A route's guard does not compile; each is named by its route.
+    #[error("this map cannot run sessions: {0}")]
+    GuardRefused(#[from] MapGuardErrors),
+}
+
+impl GraphError {
+    /// The stable code of the error.
+    pub fn code(&self) -> &'static str {
+        match self {
+            GraphError::GuardRefused(_) => "guard-refused",
+        }
+    }
+}
+
+/// A map with every route guard compiled once: owned, `Send + Sync`, and
+/// shared by any number of sessions.
+///
+/// ```
+/// use std::sync::Arc;
+/// use skill_core::SkillMap;
+/// use skill_session::Graph;
+///
+/// let map: SkillMap = serde_json::from_str(r#"{
+///     "skills": [{ "id": "triage" }, { "id": "refunds" }], "entries": ["triage"],
+///     "routes": [{ "from": "triage", "to": "refunds", "guard": { "amount": { "gte": 100 } } }]
+/// }"#)?;
+/// let graph = Arc::new(Graph::new(map)?);
+/// assert_eq!(graph.map().entries, ["triage"]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct Graph {
+    map: SkillMap,
+    guards: RouteGuards,
+    /// The first catalog position of each id.
+    positions: IdHashMap<String, usize>,
+    open: Vec<String>,
+    declared: Arc<DeclaredMap>,
+    list_skills: Option<ToolDescriptor>,
+}
+
+impl Graph {
+    /// Compile every route guard of `map` once.
+    ///
+    /// # Errors
+    ///
+    /// [`GraphError::GuardRefused`] when a guard does not compile, naming
+    /// every such route (`route triage→refunds: …`).
+    pub fn new(map: SkillMap) -> Result<Self, GraphError> {
+        let guards = RouteGuards::compile(&map)?;
+        let mut positions = IdHashMap::default();
+        for (at, skill) in map.skills.iter().enumerate() {
+            positions.entry(skill.id.clone()).or_insert(at);
+        }
+        let open = map.open_skills().into_iter().map(str::to_owned).collect();
+        Ok(Graph {
+            guards,
+            positions,
+            open,
+            declared: Arc::new(DeclaredMap::of(&map)),
+            list_skills: list_skills(&map.skills),
+            map,
+        })
+    }
+
+    /// The map.
+    pub fn map(&self) -> &SkillMap {
+        &self.map
+    }
+
+    /// The map as a record's `start` event declares it.
+    pub fn declared(&self) -> &Arc<DeclaredMap> {
+        &self.declared
+    }
+
+    /// The open skills (SPEC §7.1): activatable from anywhere, never moving
+    /// the cursor.
+    pub fn open_skills(&self) -> &[String] {
+        &self.open
+    }
+
+    /// Whether `id` is a skill of the catalog.
+    pub fn has_skill(&self, id: &str) -> bool {
+        self.positions.contains_key(id)
+    }
+
+    /// The first skill with this id.
+    pub fn skill(&self, id: &str) -> Option<&Skill> {
+        self.positions.get(id).map(|at| &self.map.skills[*at])
+    }
+
+    /// The last skill with this id: the one whose body `read_skill` answers
+    /// with (SPEC §6.1).
+    pub(crate) fn answering_skill(&self, id: &str) -> Option<&Skill> {
+        self.map.skills.iter().rev().find(|skill| skill.id == id)
+    }
+
+    /// The `list_skills` descriptor, built once (it does not depend on the
+    /// position).
+    pub(crate) fn list_skills(&self) -> Option<&ToolDescriptor> {
+        self.list_skills.as_ref()
+    }
+
+    /// Route resolution (SPEC §7.2) of one iteration's results from `cursor`.
+    pub(crate) fn resolve<'g>(
+        &'g self,
+        cursor: &'g str,
+        results: &'g [ToolResult],
+        iteration: Iteration<'g>,
+    ) -> CursorMove<'g> {
+        self.guards.resolve(&self.map, cursor, results, iteration)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn assert_shareable<T: Send + Sync>() {}
+
+    #[test]
+    fn a_graph_is_shareable_across_threads() {
+        assert_shareable::<Graph>();
+        assert_shareable::<crate::Session>();
+    }
+
+    #[test]
+    fn a_refused_guard_refuses_the_graph_naming_the_route() {
+        let map: SkillMap = serde_json::from_value(json!({
+            "skills": [{"id": "triage"}, {"id": "refunds"}],
+            "entries": ["triage"],
+            "routes": [{"from": "triage", "to": "refunds", "guard": {"amount": {"gle": 1}}}]
+        }))
+        .unwrap();
+        let error = Graph::new(map).unwrap_err();
+        assert_eq!(error.code(), "guard-refused");
+        assert!(
+            error.to_string().contains("route triage→refunds"),
+            "{error}"
+        );
+    }
+}

@@ -1,0 +1,66 @@
+//! One conversation on one skill map: the host's side of SPEC §8.
+//!
+//! `skill-session` owns what happens between two model calls: judging a
+//! `read_skill` call against the cursor and the session's [`Posture`]
+//! (the read gate), turning an accepted pick into a cursor move at the end
+//! of the iteration, collecting the host's tool results and routing them,
+//! answering what the model may be shown ([`Session::tools`],
+//! [`Session::visible_tools`], [`Session::system_prompt`]), and keeping the
+//! record: typed [`Event`]s, written as JSON Lines, read back by
+//! [`read_record`] and reproduced by [`replay`]. A [`Graph`] compiles a
+//! map's guards once and is shared (`Arc<Graph>`) by any number of
+//! sessions.
+//!
+//! It must never do I/O, print, keep global state, or depend on anything
+//! but `skill-core`, `skill-guard` and `skill-tools`: a host forwards calls
+//! and flushes the events it takes; files, streams and model clients stay in
+//! the host.
+//!
+//! The key design decision: the cursor moves only at the end of an
+//! iteration, once. Reads are judged against the cursor as the iteration
+//! began; an accepted read of a hop is only a pending pick, and a route
+//! fired by a result beats it (the record says so). So what the model was
+//! shown and what moved the cursor can always be told apart afterwards.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use skill_core::SkillMap;
+//! use skill_session::{Graph, MoveBy, Posture, Session, read_record, replay};
+//!
+//! let map: SkillMap = serde_json::from_str(r#"{
+//!     "skills": [{ "id": "triage" }, { "id": "billing", "description": "Invoices" }],
+//!     "entries": ["triage"],
+//!     "routes": [{ "from": "triage", "to": "billing" }]
+//! }"#)?;
+//! let graph = Arc::new(Graph::new(map)?);
+//! let mut session = Session::new(Arc::clone(&graph), Posture::Assist, Vec::new());
+//! session.begin_turn("where is my invoice?", None);
+//! let tools = session.tools();
+//! assert_eq!(tools[0].name, "read_skill");
+//! assert!(session.read_skill("billing")?.accepted());
+//! assert_eq!(session.cursor(), Some("triage"), "a pick waits for the end of the iteration");
+//! assert_eq!(session.end_iteration().by, MoveBy::Model);
+//!
+//! let text: String = session.events().iter().map(|e| e.to_line() + "\n").collect();
+//! let record = read_record(&text)?;
+//! assert_eq!(replay(&graph, &record.events)?, record.events);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod gate;
+mod graph;
+mod reader;
+mod record;
+mod replay;
+mod session;
+
+pub use gate::Refusal;
+pub use graph::{Graph, GraphError};
+pub use reader::{Record, RecordError, read_record};
+pub use record::{
+    ConditionRecord, ConflictRecord, DeclaredMap, DeclaredSkill, Event, GuardRecord, MoveBy,
+    MoveEvent, OfferEvent, RECORD_VERSION, RESULT_HEAD_BYTES, ReadEvent, ResultEvent, StartEvent,
+    TurnEvent,
+};
+pub use replay::{ReplayError, replay};
+pub use session::{Posture, ReadAnswer, ReadError, Session};

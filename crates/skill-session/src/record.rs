@@ -1,0 +1,364 @@
+//! The record (SPEC §8.4): one typed event per step that changed the session
+//! or showed the model something, written as JSON Lines, each line
+//! `{ "v": 1, "event": KIND, "iteration": N, … }`. `docs/record.md`
+//! describes every field.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use skill_core::{Menu, Route, SkillMap, TargetClass};
+use skill_guard::{Conflict, GuardEvaluation};
+
+use crate::gate::Refusal;
+use crate::session::Posture;
+
+/// The record format's version, written as `"v"` on every line.
+pub const RECORD_VERSION: u64 = 1;
+
+/// How many bytes of a result the record keeps (4 KiB).
+pub const RESULT_HEAD_BYTES: usize = 4096;
+
+/// One event of the record. Serialized with its kind as `"event"`; a line of
+/// the record also carries `"v"` (see [`Event::to_line`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Event {
+    /// The session began.
+    Start(StartEvent),
+    /// A turn began.
+    Turn(TurnEvent),
+    /// The model was shown the `read_skill` offer.
+    Offer(OfferEvent),
+    /// The model read a skill; the gate judged it.
+    Read(ReadEvent),
+    /// A host tool's result was observed.
+    Result(ResultEvent),
+    /// An iteration ended and the cursor moved (or stayed).
+    Move(MoveEvent),
+}
+
+impl Event {
+    /// The iteration the event belongs to.
+    pub fn iteration(&self) -> u64 {
+        match self {
+            Event::Start(e) => e.iteration,
+            Event::Turn(e) => e.iteration,
+            Event::Offer(e) => e.iteration,
+            Event::Read(e) => e.iteration,
+            Event::Result(e) => e.iteration,
+            Event::Move(e) => e.iteration,
+        }
+    }
+
+    /// The kind, as the record spells it: `start`, `turn`, `offer`, `read`,
+    /// `result` or `move`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Event::Start(_) => "start",
+            Event::Turn(_) => "turn",
+            Event::Offer(_) => "offer",
+            Event::Read(_) => "read",
+            Event::Result(_) => "result",
+            Event::Move(_) => "move",
+        }
+    }
+
+    /// The event as one line of the record (without the newline):
+    /// `{"v":1,"event":KIND,"iteration":N,…}`.
+    ///
+    /// ```
+    /// use skill_session::{Event, TurnEvent};
+    ///
+    /// let turn = Event::Turn(TurnEvent { iteration: 1, user_message: "hi".into(), menu: None });
+    /// assert_eq!(turn.to_line(), r#"{"v":1,"event":"turn","iteration":1,"user_message":"hi"}"#);
+    /// ```
+    pub fn to_line(&self) -> String {
+        let line = Line {
+            v: RECORD_VERSION,
+            event: self,
+        };
+        // Every field is a string, number, boolean, list or JSON value with
+        // string keys: serializing cannot fail.
+        serde_json::to_string(&line).unwrap_or_default()
+    }
+}
+
+#[derive(Serialize)]
+struct Line<'e> {
+    v: u64,
+    #[serde(flatten)]
+    event: &'e Event,
+}
+
+/// `start`: the session's first event.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StartEvent {
+    /// The iteration number (1).
+    pub iteration: u64,
+    /// Where the cursor starts: the map's first entry; `null` without one.
+    pub cursor: Option<String>,
+    /// The session's posture.
+    pub posture: Posture,
+    /// The ids hidden from this session (needed to replay it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hidden: Vec<String>,
+    /// The declared map, so that the record alone can be explained and drawn.
+    pub map: Arc<DeclaredMap>,
+}
+
+/// The map as the record declares it: skills with their descriptions and
+/// tools, the entries, and the routes with their labels and guards.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeclaredMap {
+    /// Every skill, in catalog order.
+    pub skills: Vec<DeclaredSkill>,
+    /// The skills where a run starts.
+    pub entries: Vec<String>,
+    /// The routes, in declaration order, as the map declares them.
+    pub routes: Vec<Route>,
+}
+
+impl DeclaredMap {
+    /// What the record declares of `map`.
+    pub fn of(map: &SkillMap) -> Self {
+        DeclaredMap {
+            skills: map
+                .skills
+                .iter()
+                .map(|skill| DeclaredSkill {
+                    id: skill.id.clone(),
+                    description: skill.description.clone(),
+                    tools: skill.tools.iter().map(|tool| tool.name.clone()).collect(),
+                })
+                .collect(),
+            entries: map.entries.clone(),
+            routes: map.routes.clone(),
+        }
+    }
+}
+
+/// One skill as the record declares it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeclaredSkill {
+    /// The skill's id.
+    pub id: String,
+    /// Its description, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The names of the host tools it carries.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<String>,
+}
+
+/// `turn`: a user message began a turn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TurnEvent {
+    /// The iteration the turn begins in.
+    pub iteration: u64,
+    /// The user's message.
+    pub user_message: String,
+    /// The host's advisory menu for the turn, when it gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub menu: Option<Menu>,
+}
+
+/// `offer`: the `read_skill` offer the model was shown.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OfferEvent {
+    /// The iteration.
+    pub iteration: u64,
+    /// The offer view (SPEC §6.2) the description was rendered from.
+    pub view: Value,
+}
+
+/// `read`: a `read_skill` call and the gate's verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReadEvent {
+    /// The iteration.
+    pub iteration: u64,
+    /// The id the model asked for.
+    pub id: String,
+    /// Its class from the cursor at the iteration's start.
+    pub class: TargetClass,
+    /// Whether the read was accepted.
+    pub accepted: bool,
+    /// Why it was refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<Refusal>,
+    /// When refused: the ids the answer named.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allowed: Option<Vec<String>>,
+}
+
+/// `result`: a host tool's result, observed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResultEvent {
+    /// The iteration.
+    pub iteration: u64,
+    /// The tool that returned.
+    pub tool_name: String,
+    /// The status the result declared, if any (never inferred).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// The result's length in bytes.
+    pub bytes: usize,
+    /// The result's first 4 KiB (cut on a character boundary).
+    pub result: String,
+}
+
+/// What moved the cursor at the end of an iteration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MoveBy {
+    /// A deterministic route fired on a result.
+    Route,
+    /// The model's accepted pick.
+    Model,
+    /// Nothing: the cursor stays.
+    Stay,
+}
+
+/// `move`: where the end of an iteration put the cursor, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MoveEvent {
+    /// The iteration that ended.
+    pub iteration: u64,
+    /// The cursor before.
+    pub from: Option<String>,
+    /// The cursor after (`from` on a stay).
+    pub to: Option<String>,
+    /// What moved it.
+    pub by: MoveBy,
+    /// The winning route's guard evaluation, when it has a guard.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guard: Option<GuardRecord>,
+    /// Every guard that closed a route, once per route.
+    #[serde(default)]
+    pub guards_closed: Vec<GuardRecord>,
+    /// Later results that reached another target than the winner.
+    #[serde(default)]
+    pub conflict: Vec<ConflictRecord>,
+    /// The hops from the cursor after the move.
+    pub reachable: Vec<String>,
+    /// The pending pick a route overrode (also when both name one skill).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub superseded: Option<String>,
+    /// Whether a model pick moved off an outstanding menu (`assist` only).
+    pub declined_offer: bool,
+}
+
+/// One guard's evaluation on a route, for one result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GuardRecord {
+    /// The route's source.
+    pub from: String,
+    /// The route's target.
+    pub to: String,
+    /// The tool whose result was judged.
+    pub tool_name: String,
+    /// Whether every condition passed.
+    pub verdict: bool,
+    /// Each condition's evidence.
+    pub conditions: Vec<ConditionRecord>,
+}
+
+impl GuardRecord {
+    /// The owned record of an evaluation.
+    pub fn of(evaluation: &GuardEvaluation<'_>) -> Self {
+        GuardRecord {
+            from: evaluation.from.to_owned(),
+            to: evaluation.to.to_owned(),
+            tool_name: evaluation.tool_name.to_owned(),
+            verdict: evaluation.verdict,
+            conditions: evaluation
+                .conditions
+                .iter()
+                .map(|evidence| ConditionRecord {
+                    key: evidence.condition.key.clone(),
+                    op: evidence.condition.op.as_str().to_owned(),
+                    // Guard values are JSON scalars and lists: always serializable.
+                    value: serde_json::to_value(&evidence.condition.value).unwrap_or_default(),
+                    actual_summary: evidence.actual_summary.to_string(),
+                    passed: evidence.passed,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// One condition's evidence: `key op value`, what the key read, and whether
+/// it passed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConditionRecord {
+    /// The key read.
+    pub key: String,
+    /// The operator (`eq`, `in`, …).
+    pub op: String,
+    /// What the operator compares with.
+    pub value: Value,
+    /// What the key read, bounded (SPEC §4.3).
+    pub actual_summary: String,
+    /// Whether the condition passed.
+    pub passed: bool,
+}
+
+/// A later result that reached another target than the winner.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConflictRecord {
+    /// The tool whose result reached it.
+    pub tool_name: String,
+    /// The target it reached.
+    pub to: String,
+}
+
+impl ConflictRecord {
+    /// The owned record of a conflict.
+    pub fn of(conflict: &Conflict<'_>) -> Self {
+        ConflictRecord {
+            tool_name: conflict.tool_name.to_owned(),
+            to: conflict.to.to_owned(),
+        }
+    }
+}
+
+/// The first [`RESULT_HEAD_BYTES`] of `text`, cut on a character boundary.
+pub(crate) fn head(text: &str) -> &str {
+    if text.len() <= RESULT_HEAD_BYTES {
+        return text;
+    }
+    let mut end = RESULT_HEAD_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_starts_with_the_version_and_the_kind() {
+        let event = Event::Result(ResultEvent {
+            iteration: 3,
+            tool_name: "lookup_order".into(),
+            status: Some("success".into()),
+            bytes: 2,
+            result: "{}".into(),
+        });
+        assert_eq!(
+            event.to_line(),
+            r#"{"v":1,"event":"result","iteration":3,"tool_name":"lookup_order","status":"success","bytes":2,"result":"{}"}"#
+        );
+        assert_eq!((event.kind(), event.iteration()), ("result", 3));
+    }
+
+    #[test]
+    fn the_head_is_cut_on_a_character_boundary() {
+        let text = format!("{}é", "a".repeat(RESULT_HEAD_BYTES - 1));
+        assert_eq!(head(&text).len(), RESULT_HEAD_BYTES - 1);
+        assert_eq!(head("short"), "short");
+    }
+}

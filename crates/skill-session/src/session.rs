@@ -1,0 +1,441 @@
+//! The session (SPEC §8.1–8.3): one conversation on one graph. It judges
+//! reads, collects results, moves the cursor once per iteration, answers
+//! what the model may be shown, and appends every step to its record.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use skill_core::{Menu, ReadSkillOffer, SurfaceMode, TargetClass, ToolResult, nearest};
+use skill_guard::{Iteration, MoveKind};
+use skill_tools::{ToolDescriptor, offer_view, read_skill};
+
+use crate::gate::Gate;
+use crate::graph::Graph;
+use crate::record::{
+    ConflictRecord, Event, GuardRecord, MoveBy, MoveEvent, OfferEvent, ReadEvent, ResultEvent,
+    StartEvent, TurnEvent, head,
+};
+
+/// How a session judges reads of hops (never of open skills), fixed per
+/// session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Posture {
+    /// A read of any hop is accepted (the default).
+    #[default]
+    Assist,
+    /// A read of a hop is accepted only while the turn's menu is outstanding
+    /// and names it.
+    Guard,
+    /// Every read of a hop is refused: only routes move the cursor.
+    Rails,
+}
+
+impl Posture {
+    /// `assist`, `guard` or `rails`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Posture::Assist => "assist",
+            Posture::Guard => "guard",
+            Posture::Rails => "rails",
+        }
+    }
+}
+
+/// A read the session cannot judge: the host passed an id outside the
+/// catalog (the `read_skill` schema's `enum` would have refused it).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReadError {
+    /// The id is not a skill of the map.
+    #[error("read_skill was called with id \"{id}\", which is not a skill of this map; {}", fix(.nearest.as_deref()))]
+    UnknownSkill {
+        /// The id as given.
+        id: String,
+        /// The nearest id the session may name, when one is close.
+        nearest: Option<String>,
+    },
+}
+
+fn fix(nearest: Option<&str>) -> String {
+    match nearest {
+        Some(id) => format!("did you mean \"{id}\"?"),
+        None => "pass one of the ids in read_skill's schema".to_owned(),
+    }
+}
+
+impl ReadError {
+    /// The stable code of the error.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ReadError::UnknownSkill { .. } => "unknown-skill",
+        }
+    }
+}
+
+/// What one `read_skill` call answers, and the verdict as recorded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadAnswer {
+    /// What the model reads back: a body, a confirmation, a notice or a
+    /// teaching refusal.
+    pub text: String,
+    /// The gate's verdict, as the record's `read` event holds it.
+    pub read: ReadEvent,
+}
+
+impl ReadAnswer {
+    /// Whether the gate accepted the read.
+    pub fn accepted(&self) -> bool {
+        self.read.accepted
+    }
+}
+
+/// One conversation on one graph.
+///
+/// ```
+/// use std::sync::Arc;
+/// use skill_core::{SkillMap, ToolResult};
+/// use skill_session::{Graph, MoveBy, Posture, Session};
+///
+/// let map: SkillMap = serde_json::from_str(r#"{
+///     "skills": [{ "id": "triage", "tools": [{ "name": "lookup_order" }] }, { "id": "refunds" }],
+///     "entries": ["triage"],
+///     "routes": [{ "from": "triage", "to": "refunds", "guard": { "riskLevel": { "eq": "high" } } }]
+/// }"#)?;
+/// let graph = Arc::new(Graph::new(map)?);
+/// let mut session = Session::new(graph, Posture::Assist, Vec::new());
+/// session.begin_turn("refund order 4412", None);
+/// assert_eq!(session.visible_tools(), ["lookup_order"]);
+/// session.observe(ToolResult { tool_name: "lookup_order".into(), result: r#"{"riskLevel":"high"}"#.into(), status: None });
+/// let moved = session.end_iteration();
+/// assert_eq!((moved.by, session.cursor()), (MoveBy::Route, Some("refunds")));
+/// let lines: Vec<String> = session.take_events().iter().map(|e| e.to_line()).collect();
+/// assert_eq!(lines.len(), 4); // start, turn, result, move
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Session {
+    graph: Arc<Graph>,
+    posture: Posture,
+    hidden: Vec<String>,
+    cursor: Option<String>,
+    iteration: u64,
+    message: String,
+    menu: Option<Menu>,
+    menu_outstanding: bool,
+    /// Skills activated by accepted reads in this turn, in order.
+    activated: Vec<String>,
+    /// This iteration's results, in call order.
+    results: Vec<ToolResult>,
+    pick: Option<String>,
+    events: Vec<Event>,
+}
+
+impl Session {
+    /// A session on `graph` with `posture`, hiding `hidden_ids` from the
+    /// model (the host's role filter). The cursor starts on the map's first
+    /// entry (none without one); the record opens with `start`.
+    pub fn new(graph: Arc<Graph>, posture: Posture, hidden_ids: Vec<String>) -> Self {
+        let cursor = graph.map().entries.first().cloned();
+        let start = Event::Start(StartEvent {
+            iteration: 1,
+            cursor: cursor.clone(),
+            posture,
+            hidden: hidden_ids.clone(),
+            map: Arc::clone(graph.declared()),
+        });
+        Session {
+            graph,
+            posture,
+            hidden: hidden_ids,
+            cursor,
+            iteration: 1,
+            message: String::new(),
+            menu: None,
+            menu_outstanding: false,
+            activated: Vec::new(),
+            results: Vec::new(),
+            pick: None,
+            events: vec![start],
+        }
+    }
+
+    /// The graph.
+    pub fn graph(&self) -> &Arc<Graph> {
+        &self.graph
+    }
+
+    /// The posture.
+    pub fn posture(&self) -> Posture {
+        self.posture
+    }
+
+    /// The ids hidden from this session.
+    pub fn hidden_ids(&self) -> &[String] {
+        &self.hidden
+    }
+
+    /// The skill the cursor stands on.
+    pub fn cursor(&self) -> Option<&str> {
+        self.cursor.as_deref()
+    }
+
+    /// The current iteration's number (from 1, counted across turns).
+    pub fn iteration(&self) -> u64 {
+        self.iteration
+    }
+
+    /// This iteration's pending pick: the last accepted read of a hop.
+    pub fn pending_pick(&self) -> Option<&str> {
+        self.pick.as_deref()
+    }
+
+    /// The turn's menu, while it is outstanding (from `begin_turn` until the
+    /// cursor first moves).
+    pub fn outstanding_menu(&self) -> Option<&Menu> {
+        self.menu.as_ref().filter(|_| self.menu_outstanding)
+    }
+
+    /// Start a turn: the user's `message` and the host's advisory `menu`.
+    /// Skills activated by reads in the previous turn stop being active;
+    /// results observed but not yet routed stay in the batch.
+    pub fn begin_turn(&mut self, message: impl Into<String>, menu: Option<Menu>) {
+        self.message = message.into();
+        self.menu_outstanding = menu.is_some();
+        self.menu = menu;
+        self.activated.clear();
+        self.events.push(Event::Turn(TurnEvent {
+            iteration: self.iteration,
+            user_message: self.message.clone(),
+            menu: self.menu.clone(),
+        }));
+    }
+
+    /// The `read_skill` offer for this position: `grantable` from the
+    /// cursor (none on a plain catalog), the hidden ids, and the turn's menu
+    /// while it is outstanding.
+    pub fn offer(&self) -> ReadSkillOffer {
+        let mut offer = self
+            .graph
+            .map()
+            .offer_at(self.cursor(), &self.hidden, false);
+        offer.menu = self.outstanding_menu().cloned();
+        offer
+    }
+
+    /// The tools to show the model now: `read_skill` for this position and
+    /// `list_skills` (neither when the map has no skills). Records the offer
+    /// the model is shown.
+    pub fn tools(&mut self) -> Vec<ToolDescriptor> {
+        let graph = Arc::clone(&self.graph);
+        let offer = self.offer();
+        let skills = &graph.map().skills;
+        let mut tools = Vec::with_capacity(2);
+        if let Some(read) = read_skill(skills, Some(&offer)) {
+            let view = offer_view(skills, Some(&offer));
+            self.events.push(Event::Offer(OfferEvent {
+                iteration: self.iteration,
+                // The view holds strings, booleans and numbers: always serializable.
+                view: serde_json::to_value(&view).unwrap_or_default(),
+            }));
+            tools.push(read);
+        }
+        tools.extend(graph.list_skills().cloned());
+        tools
+    }
+
+    /// The active skills: the cursor's, then every skill an accepted read
+    /// activated in this turn, each once.
+    pub fn active_skills(&self) -> Vec<&str> {
+        let mut active: Vec<&str> = Vec::with_capacity(1 + self.activated.len());
+        for id in self.cursor.iter().chain(&self.activated) {
+            if !active.contains(&id.as_str()) {
+                active.push(id);
+            }
+        }
+        active
+    }
+
+    /// The host tool names the active skills carry, in that order, each once.
+    /// It governs the offer, not dispatch.
+    pub fn visible_tools(&self) -> Vec<&str> {
+        let mut tools: Vec<&str> = Vec::new();
+        for skill in self
+            .active_skills()
+            .into_iter()
+            .filter_map(|id| self.graph.skill(id))
+        {
+            for tool in &skill.tools {
+                if !tools.contains(&tool.name.as_str()) {
+                    tools.push(&tool.name);
+                }
+            }
+        }
+        tools
+    }
+
+    /// The bodies of the active skills whose declared surface mode is not
+    /// `tool-only`, each in `<skill_content name="ID">…</skill_content>`,
+    /// separated by a blank line. Skills with no body, and skills hidden from
+    /// this session, add nothing.
+    pub fn system_prompt(&self) -> String {
+        let blocks: Vec<String> = self
+            .active_skills()
+            .into_iter()
+            .filter(|id| !self.hidden.iter().any(|hidden| hidden == id))
+            .filter_map(|id| self.graph.skill(id))
+            .filter(|skill| skill.surface_mode != SurfaceMode::ToolOnly && !skill.body.is_empty())
+            .map(|skill| {
+                format!(
+                    "<skill_content name=\"{}\">{}</skill_content>",
+                    skill.id, skill.body
+                )
+            })
+            .collect();
+        blocks.join("\n\n")
+    }
+
+    /// Judge a `read_skill` call of `id` against the cursor at the
+    /// iteration's start (SPEC §8.2), and record it. An accepted hop becomes
+    /// the pending pick; an accepted read activates the skill for the turn.
+    ///
+    /// # Errors
+    ///
+    /// [`ReadError::UnknownSkill`] when `id` is not a skill of the map,
+    /// naming the nearest id the session may name. Nothing is recorded.
+    pub fn read_skill(&mut self, id: &str) -> Result<ReadAnswer, ReadError> {
+        if !self.graph.has_skill(id) {
+            return Err(self.unknown(id));
+        }
+        let verdict = Gate {
+            graph: &self.graph,
+            cursor: self.cursor.as_deref(),
+            hidden: &self.hidden,
+            posture: self.posture,
+            menu: self.outstanding_menu(),
+        }
+        .judge(id);
+        let accepted = verdict.refusal.is_none();
+        if accepted {
+            if verdict.class == TargetClass::Hop {
+                self.pick = Some(id.to_owned());
+            }
+            if !self.activated.iter().any(|known| known == id) {
+                self.activated.push(id.to_owned());
+            }
+        }
+        let read = ReadEvent {
+            iteration: self.iteration,
+            id: id.to_owned(),
+            class: verdict.class,
+            accepted,
+            refusal: verdict.refusal,
+            allowed: verdict.refusal.map(|_| verdict.allowed),
+        };
+        self.events.push(Event::Read(read.clone()));
+        Ok(ReadAnswer {
+            text: verdict.text,
+            read,
+        })
+    }
+
+    fn unknown(&self, id: &str) -> ReadError {
+        let nameable = self
+            .graph
+            .map()
+            .skills
+            .iter()
+            .map(|skill| skill.id.as_str())
+            .filter(|known| !self.hidden.iter().any(|hidden| hidden == known));
+        ReadError::UnknownSkill {
+            id: id.to_owned(),
+            nearest: nearest(id, nameable).map(str::to_owned),
+        }
+    }
+
+    /// Observe one host tool's result, in call order. Its `status` is only
+    /// what the result declares; none is inferred.
+    pub fn observe(&mut self, result: ToolResult) {
+        self.events.push(Event::Result(ResultEvent {
+            iteration: self.iteration,
+            tool_name: result.tool_name.clone(),
+            status: result.status.clone(),
+            bytes: result.result.len(),
+            result: head(&result.result).to_owned(),
+        }));
+        self.results.push(result);
+    }
+
+    /// Close the iteration: move the cursor once, by the first that applies —
+    /// a route over this iteration's results (superseding any pending pick),
+    /// the pending pick, or a stay. Then the results and the pick clear and
+    /// the iteration number grows by one. Returns the recorded move.
+    pub fn end_iteration(&mut self) -> MoveEvent {
+        let moved = self.resolve_move();
+        if moved.by != MoveBy::Stay {
+            self.menu_outstanding = false;
+        }
+        self.cursor.clone_from(&moved.to);
+        self.results.clear();
+        self.pick = None;
+        self.iteration += 1;
+        self.events.push(Event::Move(moved.clone()));
+        moved
+    }
+
+    /// The move that ends this iteration, with its evidence.
+    fn resolve_move(&self) -> MoveEvent {
+        let graph = &self.graph;
+        let from = self.cursor.as_deref();
+        let iteration = Iteration {
+            // Iteration numbers stay far below 2^53: the cast is exact.
+            #[allow(clippy::cast_precision_loss)]
+            number: (self.iteration + 1) as f64,
+            user_message: &self.message,
+        };
+        let routed = from.map(|cursor| graph.resolve(cursor, &self.results, iteration));
+        let route = routed.as_ref().filter(|m| m.by == MoveKind::Route);
+        let (to, by) = match (route, &self.pick) {
+            (Some(route), _) => (Some(route.to), MoveBy::Route),
+            (None, Some(pick)) => (Some(pick.as_str()), MoveBy::Model),
+            (None, None) => (from, MoveBy::Stay),
+        };
+        let declined_offer = by == MoveBy::Model
+            && self
+                .outstanding_menu()
+                .is_some_and(|menu| !menu.candidates.iter().any(|c| Some(c.id.as_str()) == to));
+        MoveEvent {
+            iteration: self.iteration,
+            from: from.map(str::to_owned),
+            to: to.map(str::to_owned),
+            by,
+            guard: route.and_then(|m| m.guard.as_ref()).map(GuardRecord::of),
+            guards_closed: routed
+                .as_ref()
+                .map(|m| m.guards_closed.iter().map(GuardRecord::of).collect())
+                .unwrap_or_default(),
+            conflict: route
+                .map(|m| m.conflict.iter().map(ConflictRecord::of).collect())
+                .unwrap_or_default(),
+            reachable: graph
+                .map()
+                .reachable(to)
+                .into_iter()
+                .map(str::to_owned)
+                .collect(),
+            superseded: route.and(self.pick.clone()),
+            declined_offer,
+        }
+    }
+
+    /// The events recorded since the last [`take_events`](Self::take_events).
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    /// Take the events recorded so far, leaving the record empty: a host
+    /// that flushes per event takes them after each step.
+    pub fn take_events(&mut self) -> Vec<Event> {
+        std::mem::take(&mut self.events)
+    }
+}
