@@ -13,11 +13,12 @@ use serde_json::Value;
 const EXTERNAL: [&str; 4] = ["serde", "serde_json", "thiserror", "smallvec"];
 
 /// Each library crate and the skillgraph crates it may depend on.
-pub const LAYERS: [(&str, &[&str]); 4] = [
+pub const LAYERS: [(&str, &[&str]); 5] = [
     ("skill-core", &[]),
     ("skill-guard", &["skill-core"]),
     ("skill-checkup", &["skill-core", "skill-guard"]),
     ("skill-tools", &["skill-core"]),
+    ("skill-session", &["skill-core", "skill-guard", "skill-tools"]),
 ];
 
 /// Paths and macros a library crate must not name: I/O, the process

@@ -2,8 +2,9 @@
 //!
 //! `skillgraph` gathers the layers — [`skill_core`] (the data model and the
 //! map), [`skill_guard`] (guards and route resolution), [`skill_checkup`]
-//! (the check-up) and [`skill_tools`] (tool descriptors) — and adds what
-//! needs a file system: [`load`]ing a map from a `skillmap.json` file or from
+//! (the check-up), [`skill_tools`] (tool descriptors) and [`skill_session`]
+//! (one conversation on one map: the read gate, moves and the record) — and
+//! adds what needs a file system: [`load`]ing a map from a `skillmap.json` file or from
 //! a folder of Agent Skills (`skills/<name>/SKILL.md`), and the `skillgraph`
 //! command-line tool built on it. It also draws a map as a [`mermaid`] chart.
 //!
@@ -45,4 +46,5 @@ pub use load::{LoadError, Loaded, MAP_FILE, load};
 pub use skill_checkup;
 pub use skill_core;
 pub use skill_guard;
+pub use skill_session;
 pub use skill_tools;
