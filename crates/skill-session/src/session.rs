@@ -439,3 +439,282 @@ impl Session {
         std::mem::take(&mut self.events)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use skill_core::{MenuCandidate, SkillMap};
+
+    use super::*;
+    use crate::gate::Refusal;
+
+    fn graph() -> Arc<Graph> {
+        let map: SkillMap = serde_json::from_value(json!({
+            "skills": [
+                {"id": "triage", "body": "Sort the request.", "tools": [{"name": "lookup_order"}]},
+                {"id": "refunds", "body": "Refund with care.", "surface_mode": "both", "tools": [{"name": "issue_refund"}]},
+                {"id": "billing", "tools": [{"name": "charge_history"}, {"name": "lookup_order"}]},
+                {"id": "faq", "body": "Answer from the FAQ.", "tools": [{"name": "faq_search"}]},
+                {"id": "secret", "description": "Internal notes"},
+                {"id": "audit", "trigger": "rule"}
+            ],
+            "entries": ["triage"],
+            "routes": [
+                {"from": "triage", "to": "refunds", "on_tool_return": "lookup_order", "guard": {"riskLevel": {"eq": "high"}}},
+                {"from": "triage", "to": "billing"},
+                {"from": "billing", "to": "refunds"}
+            ]
+        }))
+        .unwrap();
+        Arc::new(Graph::new(map).unwrap())
+    }
+
+    fn session(posture: Posture) -> Session {
+        let mut session = Session::new(graph(), posture, vec!["secret".to_owned()]);
+        session.begin_turn("help me", None);
+        session
+    }
+
+    fn menu(ids: &[&str]) -> Menu {
+        Menu {
+            candidates: ids
+                .iter()
+                .map(|id| MenuCandidate {
+                    id: (*id).to_owned(),
+                    relevance: Some(0.5),
+                })
+                .collect(),
+            cursor_id: Some("triage".to_owned()),
+            stay: false,
+        }
+    }
+
+    fn order(risk: &str) -> ToolResult {
+        ToolResult {
+            tool_name: "lookup_order".into(),
+            result: format!(r#"{{"riskLevel":"{risk}"}}"#),
+            status: None,
+        }
+    }
+
+    fn refusal(answer: &ReadAnswer) -> (Option<Refusal>, Vec<&str>) {
+        let allowed = answer.read.allowed.iter().flatten().map(String::as_str);
+        (answer.read.refusal, allowed.collect())
+    }
+
+    #[test]
+    fn a_read_of_the_cursor_is_a_notice_that_moves_nothing() {
+        let mut session = session(Posture::Assist);
+        let answer = session.read_skill("triage").unwrap();
+        assert_eq!(answer.read.class, TargetClass::SelfTarget);
+        assert_eq!(refusal(&answer), (Some(Refusal::SelfCall), vec!["triage"]));
+        assert!(
+            answer.text.contains("already in 'triage'"),
+            "{}",
+            answer.text
+        );
+        assert_eq!(session.end_iteration().by, MoveBy::Stay);
+    }
+
+    #[test]
+    fn a_read_of_an_unreachable_skill_names_the_hops_and_open_skills() {
+        let mut session = session(Posture::Assist);
+        let answer = session.read_skill("audit").unwrap();
+        assert_eq!(answer.read.class, TargetClass::Unreachable);
+        assert_eq!(
+            refusal(&answer),
+            (
+                Some(Refusal::Unreachable),
+                vec!["refunds", "billing", "faq"]
+            )
+        );
+        assert_eq!(
+            answer.text,
+            "read_skill cannot take 'audit' from here. From here it can take: refunds, billing, faq."
+        );
+        assert_eq!(session.pending_pick(), None);
+    }
+
+    #[test]
+    fn a_read_of_a_hidden_skill_is_refused_without_naming_it() {
+        let mut session = session(Posture::Assist);
+        let answer = session.read_skill("secret").unwrap();
+        assert_eq!(answer.read.class, TargetClass::Open);
+        assert_eq!(answer.read.refusal, Some(Refusal::Unreachable));
+        assert!(!answer.text.contains("secret"), "{}", answer.text);
+        assert!(
+            answer
+                .text
+                .starts_with("read_skill cannot take that skill from here.")
+        );
+        assert!(!session.active_skills().contains(&"secret"));
+    }
+
+    #[test]
+    fn rails_refuses_every_hop_and_names_only_the_open_skills() {
+        let mut session = session(Posture::Rails);
+        let answer = session.read_skill("billing").unwrap();
+        assert_eq!(refusal(&answer), (Some(Refusal::PostureRails), vec!["faq"]));
+        assert!(
+            answer.text.contains("only the map's routes move you"),
+            "{}",
+            answer.text
+        );
+        assert!(answer.text.contains("A read can still open: faq."));
+        assert!(
+            session.read_skill("faq").unwrap().accepted(),
+            "open skills pass every posture"
+        );
+        assert_eq!(session.end_iteration().by, MoveBy::Stay);
+    }
+
+    #[test]
+    fn guard_accepts_a_hop_only_from_the_outstanding_menu() {
+        let mut session = session(Posture::Guard);
+        let no_menu = session.read_skill("billing").unwrap();
+        assert_eq!(
+            refusal(&no_menu),
+            (Some(Refusal::PostureGuardNoMenu), vec!["faq"])
+        );
+        assert!(
+            no_menu.text.contains("none is open now"),
+            "{}",
+            no_menu.text
+        );
+
+        session.begin_turn("help me", Some(menu(&["refunds", "secret"])));
+        let off_menu = session.read_skill("billing").unwrap();
+        assert_eq!(
+            refusal(&off_menu),
+            (Some(Refusal::PostureGuardOffMenu), vec!["refunds", "faq"])
+        );
+        assert!(
+            off_menu.text.contains("On the menu: refunds."),
+            "{}",
+            off_menu.text
+        );
+        assert!(!off_menu.text.contains("secret"));
+
+        let on_menu = session.read_skill("refunds").unwrap();
+        assert!(on_menu.accepted());
+        assert_eq!(
+            on_menu.text, "Refund with care.",
+            "a `both` skill answers with its body"
+        );
+        let moved = session.end_iteration();
+        assert_eq!((moved.by, moved.declined_offer), (MoveBy::Model, false));
+        assert!(
+            session.outstanding_menu().is_none(),
+            "the move closed the menu"
+        );
+        assert_eq!(
+            session.read_skill("triage").unwrap().read.refusal,
+            Some(Refusal::PostureGuardNoMenu),
+            "the entry is a hop from refunds, and the menu is closed"
+        );
+    }
+
+    #[test]
+    fn an_open_skill_is_activated_and_never_a_pick() {
+        let mut session = session(Posture::Assist);
+        let answer = session.read_skill("faq").unwrap();
+        assert_eq!(
+            (answer.read.class, answer.accepted()),
+            (TargetClass::Open, true)
+        );
+        assert_eq!(
+            answer.text,
+            "This call activated skill 'faq' for the next iteration."
+        );
+        assert_eq!(session.pending_pick(), None);
+        assert_eq!(session.active_skills(), ["triage", "faq"]);
+        assert_eq!(session.visible_tools(), ["lookup_order", "faq_search"]);
+        assert_eq!(
+            session.system_prompt(),
+            "<skill_content name=\"triage\">Sort the request.</skill_content>\n\n\
+             <skill_content name=\"faq\">Answer from the FAQ.</skill_content>"
+        );
+        assert_eq!(session.end_iteration().by, MoveBy::Stay);
+    }
+
+    #[test]
+    fn a_route_supersedes_the_pending_pick() {
+        let mut session = session(Posture::Assist);
+        assert!(session.read_skill("billing").unwrap().accepted());
+        assert!(session.read_skill("refunds").unwrap().accepted());
+        assert_eq!(
+            session.pending_pick(),
+            Some("refunds"),
+            "the last accepted hop wins"
+        );
+        assert_eq!(
+            session.cursor(),
+            Some("triage"),
+            "reads never move the cursor"
+        );
+        session.observe(order("low"));
+        session.observe(order("high"));
+        let moved = session.end_iteration();
+        assert_eq!(moved.by, MoveBy::Route);
+        assert_eq!(moved.to.as_deref(), Some("refunds"));
+        assert_eq!(
+            moved.superseded.as_deref(),
+            Some("refunds"),
+            "also when both name one skill"
+        );
+        assert_eq!(moved.guards_closed.len(), 1);
+        assert_eq!(moved.guard.as_ref().map(|g| g.verdict), Some(true));
+        assert_eq!(moved.reachable, ["triage"]);
+        // Skills read this turn stay active after the cursor leaves them.
+        assert_eq!(session.active_skills(), ["refunds", "billing"]);
+        assert_eq!(session.iteration(), 2);
+    }
+
+    #[test]
+    fn a_pick_off_an_outstanding_menu_declines_the_offer_under_assist() {
+        let mut session = session(Posture::Assist);
+        session.begin_turn("help", Some(menu(&["refunds"])));
+        assert!(session.read_skill("billing").unwrap().accepted());
+        let moved = session.end_iteration();
+        assert_eq!((moved.by, moved.declined_offer), (MoveBy::Model, true));
+        assert_eq!(moved.to.as_deref(), Some("billing"));
+        assert_eq!(moved.reachable, ["refunds", "triage"]);
+    }
+
+    #[test]
+    fn results_wait_in_the_batch_across_a_new_turn() {
+        let mut session = session(Posture::Assist);
+        session.observe(order("high"));
+        session.begin_turn("and now?", None);
+        assert_eq!(session.end_iteration().by, MoveBy::Route);
+    }
+
+    #[test]
+    fn an_id_outside_the_catalog_is_an_input_error_naming_the_nearest() {
+        let mut session = session(Posture::Assist);
+        let before = session.events().len();
+        let error = session.read_skill("biling").unwrap_err();
+        assert_eq!(error.code(), "unknown-skill");
+        assert_eq!(
+            error.to_string(),
+            "read_skill was called with id \"biling\", which is not a skill of this map; did you mean \"billing\"?"
+        );
+        let hidden = session.read_skill("secrets").unwrap_err();
+        assert!(!hidden.to_string().contains("\"secret\""), "{hidden}");
+        assert_eq!(session.events().len(), before, "nothing is recorded");
+    }
+
+    #[test]
+    fn tools_record_the_offer_and_scope_nothing_hidden() {
+        let mut session = session(Posture::Assist);
+        let tools = session.tools();
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["read_skill", "list_skills"]);
+        assert!(!tools[0].description.contains("secret"));
+        let Some(Event::Offer(offer)) = session.events().last() else {
+            panic!("an offer event");
+        };
+        assert_eq!(offer.view["cursor"], "triage");
+        assert_eq!(offer.view["mode"], "graph");
+    }
+}
