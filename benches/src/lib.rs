@@ -1,8 +1,16 @@
 //! The workloads of `shared/bench/WORKLOADS.md`, built exactly as defined, so
 //! that the criterion benches and the `workloads` binary time the same work.
 
+use std::path::Path;
+use std::sync::Arc;
+
 use serde_json::{Value, json};
-use skill_core::{GuardView, Menu, MenuCandidate, ReadSkillOffer, Skill, Step, ToolDecl};
+use skill_core::{
+    GuardView, Menu, MenuCandidate, ReadSkillOffer, Route, Skill, SkillMap, Step, ToolDecl,
+    ToolResult,
+};
+use skill_session::{Graph, Posture, Session};
+use skill_tools::HostFormat;
 
 /// The W1 guard: risk level, score and status.
 pub fn w1_guard() -> Value {
@@ -123,6 +131,100 @@ pub fn w3_skills(n: usize) -> Vec<Skill> {
         .collect()
 }
 
+/// The W4 graph: `examples/support-desk`, loaded from its folder.
+///
+/// # Panics
+///
+/// When the example does not load or its guards do not compile.
+pub fn w4_graph() -> Arc<Graph> {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/support-desk");
+    let loaded = skillgraph::load(&folder).expect("examples/support-desk loads");
+    Arc::new(Graph::new(loaded.map).expect("the support-desk guards compile"))
+}
+
+/// The W4_1000 graph: skills `skill_{i}` for i in 0..1000 (each carrying
+/// tool `t{i}`), entry `skill_0`, and for every i ≥ 1 a route
+/// `skill_0 → skill_{i}` on tool `t{i}` guarded by `{"score": {"gte": i / 1000}}`.
+///
+/// # Panics
+///
+/// Never: the guards compile.
+pub fn w4_1000_graph() -> Arc<Graph> {
+    let mut skills = w2_skills(1000);
+    for (i, skill) in skills.iter_mut().enumerate() {
+        skill.tools = vec![ToolDecl::new(format!("t{i}"))];
+    }
+    let routes = (1..1000)
+        .map(|i| {
+            let mut route = Route::new("skill_0", format!("skill_{i}"));
+            route.on_tool_return = Some(format!("t{i}"));
+            route.guard = Some(json!({"score": {"gte": f64::from(i) / 1000.0}}));
+            route
+        })
+        .collect();
+    let map = SkillMap {
+        skills,
+        entries: vec!["skill_0".to_owned()],
+        routes,
+    };
+    Arc::new(Graph::new(map).expect("the W4_1000 guards compile"))
+}
+
+/// The W4 results, in call order: `lookup_order` (the W1 shape, riskLevel
+/// `high`, amount 240, status `success`), `lookup_invoice` and
+/// `track_parcel`, under the given tool names.
+pub fn w4_results(tools: [&str; 3]) -> [ToolResult; 3] {
+    let order = json!({
+        "orderId": 4412,
+        "riskLevel": "high",
+        "score": 0.9,
+        "amount": 240,
+        "customer": {"name": "Ada Lovelace", "tier": "gold", "history": [1, 2, 3, 4, 5]},
+        "note": "x".repeat(60),
+    });
+    let result = |tool: &str, text: String, status: Option<&str>| ToolResult {
+        tool_name: tool.to_owned(),
+        result: text,
+        status: status.map(str::to_owned),
+    };
+    [
+        result(tools[0], order.to_string(), Some("success")),
+        result(
+            tools[1],
+            json!({"invoiceId": 981, "total": 240}).to_string(),
+            None,
+        ),
+        result(
+            tools[2],
+            json!({"parcel": "JD0142", "eta": "2 days"}).to_string(),
+            None,
+        ),
+    ]
+}
+
+/// A fresh W4 session: assist, nothing hidden, a turn begun, the cursor on
+/// the entry.
+pub fn w4_session(graph: &Arc<Graph>) -> Session {
+    let mut session = Session::new(Arc::clone(graph), Posture::Assist, Vec::new());
+    session.begin_turn("refund order 4412, it arrived broken", None);
+    session
+}
+
+/// One W4 iteration: `tools()` rendered for Anthropic, the three results
+/// observed, then `end_iteration`.
+pub fn w4_iteration(session: &mut Session, results: &[ToolResult; 3]) -> usize {
+    let rendered: Vec<Value> = session
+        .tools()
+        .iter()
+        .filter_map(|tool| tool.to_host(HostFormat::Anthropic).ok())
+        .collect();
+    for result in results {
+        session.observe(result.clone());
+    }
+    let moved = session.end_iteration();
+    rendered.len() + moved.guards_closed.len()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,5 +254,18 @@ mod tests {
     fn w3_warns_twice_per_skill() {
         let skills = w3_skills(100);
         assert_eq!(skill_checkup::check_vocabularies(&skills).len(), 200);
+    }
+
+    #[test]
+    fn a_w4_iteration_routes_to_refunds_with_the_evidence() {
+        let graph = w4_graph();
+        let mut session = w4_session(&graph);
+        let results = w4_results(["lookup_order", "lookup_invoice", "track_parcel"]);
+        assert_eq!(w4_iteration(&mut session, &results), 3);
+        assert_eq!(session.cursor(), Some("refunds"));
+        let large = w4_1000_graph();
+        let mut session = w4_session(&large);
+        w4_iteration(&mut session, &w4_results(["t1", "t500", "t999"]));
+        assert_eq!(session.cursor(), Some("skill_1"));
     }
 }

@@ -18,7 +18,10 @@ pub const LAYERS: [(&str, &[&str]); 5] = [
     ("skill-guard", &["skill-core"]),
     ("skill-checkup", &["skill-core", "skill-guard"]),
     ("skill-tools", &["skill-core"]),
-    ("skill-session", &["skill-core", "skill-guard", "skill-tools"]),
+    (
+        "skill-session",
+        &["skill-core", "skill-guard", "skill-tools"],
+    ),
 ];
 
 /// Paths and macros a library crate must not name: I/O, the process

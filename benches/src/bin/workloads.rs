@@ -8,17 +8,26 @@
 //! shaped: glibc's malloc decides whether to hand freed memory back to the
 //! system from the sizes it has seen freed so far, and the W2 descriptors
 //! change speed by half with that history.
+//!
+//! `W4_idle_bytes` is not a time: it is the bytes one fresh, idle W4 session
+//! holds beyond the shared graph (its struct and its pending `start` event),
+//! counted by this binary's allocator.
 
+use std::alloc::System;
 use std::hint::black_box;
 use std::process::{Command, ExitCode, Stdio};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use skill_benches::{w1_guard, w1_results, w1_view, w1c_guard, w2_offer, w2_skills, w3_skills};
+use skill_benches::{
+    w1_guard, w1_results, w1_view, w1c_guard, w2_offer, w2_skills, w3_skills, w4_1000_graph,
+    w4_graph, w4_iteration, w4_results, w4_session,
+};
 use skill_checkup::check_vocabularies;
 use skill_core::GuardView;
 use skill_guard::Guard;
 use skill_tools::read_skill;
+use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
 /// Nanoseconds per operation of `op` run `n` times after the warm-up.
 fn time(n: usize, mut op: impl FnMut(usize)) -> f64 {
@@ -32,9 +41,64 @@ fn time(n: usize, mut op: impl FnMut(usize)) -> f64 {
     start.elapsed().as_nanos() as f64 / n as f64
 }
 
-const NAMES: [&str; 12] = [
-    "W1", "W1b", "W1c", "W1d", "W1s", "W2_10", "W2_100", "W2_1000", "W2_10000", "W3_100",
-    "W3_1000", "W3_5000",
+/// Counts allocations, to measure what one session holds.
+#[global_allocator]
+static ALLOCATOR: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+/// Nanoseconds per operation of `op` run `n` times (after the warm-up) on
+/// fresh states from `make`, which are built, and dropped, outside the clock.
+fn time_fresh<S>(n: usize, mut make: impl FnMut() -> S, mut op: impl FnMut(&mut S)) -> f64 {
+    let mut batch = |count: usize| {
+        let mut states: Vec<S> = (0..count).map(|_| make()).collect();
+        let start = Instant::now();
+        states.iter_mut().for_each(&mut op);
+        let elapsed = start.elapsed();
+        drop(states);
+        elapsed
+    };
+    batch(n.min(1000));
+    let mut total = Duration::ZERO;
+    let mut done = 0;
+    while done < n {
+        let count = (n - done).min(1000);
+        total += batch(count);
+        done += count;
+    }
+    total.as_nanos() as f64 / n as f64
+}
+
+/// The bytes one fresh W4 session holds beyond the shared graph.
+fn idle_session_bytes() -> f64 {
+    let graph = w4_graph();
+    let region = Region::new(ALLOCATOR);
+    let session = Box::new(skill_session::Session::new(
+        std::sync::Arc::clone(&graph),
+        skill_session::Posture::Assist,
+        Vec::new(),
+    ));
+    let change = region.change();
+    drop(session);
+    let held = change.bytes_allocated as isize + change.bytes_reallocated
+        - change.bytes_deallocated as isize;
+    held as f64
+}
+
+const NAMES: [&str; 15] = [
+    "W1",
+    "W1b",
+    "W1c",
+    "W1d",
+    "W1s",
+    "W2_10",
+    "W2_100",
+    "W2_1000",
+    "W2_10000",
+    "W3_100",
+    "W3_1000",
+    "W3_5000",
+    "W4",
+    "W4_1000",
+    "W4_idle_bytes",
 ];
 
 fn run(name: &str) -> Option<f64> {
@@ -67,6 +131,31 @@ fn run(name: &str) -> Option<f64> {
                 black_box(Guard::compile(black_box(&guard)).is_ok());
             })
         }
+        "W4" => {
+            let graph = w4_graph();
+            let results = w4_results(["lookup_order", "lookup_invoice", "track_parcel"]);
+            time_fresh(
+                100_000,
+                || w4_session(&graph),
+                |session| {
+                    black_box(w4_iteration(session, black_box(&results)));
+                },
+            )
+        }
+        // The map has no W4 tools: the same three results arrive on `t1`,
+        // `t500` and `t999` (two routes fire, one guard closes).
+        "W4_1000" => {
+            let graph = w4_1000_graph();
+            let results = w4_results(["t1", "t500", "t999"]);
+            time_fresh(
+                2_000,
+                || w4_session(&graph),
+                |session| {
+                    black_box(w4_iteration(session, black_box(&results)));
+                },
+            )
+        }
+        "W4_idle_bytes" => idle_session_bytes(),
         "W1s" => {
             let results = results();
             time(1_000_000, |i| {
@@ -154,7 +243,12 @@ fn main() -> ExitCode {
                 );
                 return ExitCode::from(2);
             };
-            eprintln!("{name}: {ns:.1} ns/op");
+            let unit = if name.ends_with("_bytes") {
+                "bytes"
+            } else {
+                "ns/op"
+            };
+            eprintln!("{name}: {ns:.1} {unit}");
             figures.insert(name.to_owned(), Value::from((ns * 10.0).round() / 10.0));
         }
         _ => {
