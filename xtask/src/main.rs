@@ -20,7 +20,7 @@
 //!   and `cargo xtask ci` passes; checks that every publishable crate has the
 //!   same version, a description, a license, a README and docs.rs metadata,
 //!   and that CHANGELOG.md has a section for the version; runs `cargo
-//!   package` for skill-core, skill-guard, skill-checkup, skill-tools and
+//!   package` for skill-core, skill-guard, skill-checkup, skill-tools, skill-session and
 //!   skillgraph and lists what it would publish. A dry run unless
 //!   `--execute`, which publishes them in that order.
 //! - `cargo xtask bump X.Y.Z` — set the version everywhere it is written.

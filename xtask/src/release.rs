@@ -8,11 +8,12 @@ use anyhow::{Context, Result, bail};
 use serde_json::Value;
 
 /// The publishable crates, in the order they must be published.
-pub const PUBLISH_ORDER: [&str; 5] = [
+pub const PUBLISH_ORDER: [&str; 6] = [
     "skill-core",
     "skill-guard",
     "skill-checkup",
     "skill-tools",
+    "skill-session",
     "skillgraph",
 ];
 
