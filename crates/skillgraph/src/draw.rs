@@ -65,6 +65,17 @@ fn node<'a>(nodes: &mut IdHashMap<&'a str, usize>, id: &'a str, out: &mut String
 /// # Ok::<(), serde_json::Error>(())
 /// ```
 pub fn mermaid(map: &SkillMap) -> String {
+    chart(map).out
+}
+
+/// A chart being drawn: its text and the node number of each id.
+struct Chart<'m> {
+    out: String,
+    nodes: IdHashMap<&'m str, usize>,
+}
+
+/// The declared map as a chart (see [`mermaid`]).
+fn chart(map: &SkillMap) -> Chart<'_> {
     let mut out = String::from("flowchart TD\n");
     let mut nodes: IdHashMap<&str, usize> = IdHashMap::default();
     for skill in &map.skills {
@@ -108,6 +119,54 @@ pub fn mermaid(map: &SkillMap) -> String {
             }
         }
     }
+    Chart { out, nodes }
+}
+
+/// One move of a run, drawn over the map.
+pub(crate) struct PathStep<'a> {
+    /// The cursor before (none: the run's start).
+    pub from: Option<&'a str>,
+    /// The cursor after.
+    pub to: &'a str,
+    /// What the arrow says.
+    pub caption: String,
+    /// Whether the map declares the move.
+    pub declared: bool,
+}
+
+/// The map as [`mermaid`] draws it, then the path taken: one thick arrow
+/// per move, captioned; a move the map does not declare is red and says
+/// so; the cursor's node has a thick outline.
+pub(crate) fn mermaid_with_path(
+    map: &SkillMap,
+    path: &[PathStep<'_>],
+    cursor: Option<&str>,
+) -> String {
+    let Chart { mut out, mut nodes } = chart(map);
+    // Every entry and every route drew one edge; the path's edges follow.
+    let drawn = map.entries.len() + map.routes.len();
+    if !path.is_empty() {
+        out.push_str("    %% the path taken\n");
+    }
+    for (edge, step) in (drawn..).zip(path) {
+        let from = match step.from {
+            Some(id) => node(&mut nodes, id, &mut out),
+            None => "start".to_owned(),
+        };
+        let to = node(&mut nodes, step.to, &mut out);
+        let mut caption = step.caption.clone();
+        if !step.declared {
+            caption.push_str(", not declared by the map");
+        }
+        let _ = writeln!(out, "    {from} ==>|\"{}\"| {to}", label(&caption));
+        if !step.declared {
+            let _ = writeln!(out, "    linkStyle {edge} stroke:#d00,stroke-width:3px");
+        }
+    }
+    if let Some(id) = cursor {
+        let at = node(&mut nodes, id, &mut out);
+        let _ = writeln!(out, "    style {at} stroke-width:4px");
+    }
     out
 }
 
@@ -130,6 +189,43 @@ mod tests {
         assert_eq!(
             mermaid(&map),
             "flowchart TD\n    s0[\"triage\"]\n    s1[\"re#quot;funds\"]\n    s2[\"faq\"]\n    s3[\"ghost\"]\n    start((start))\n    start --> s0\n    s0 -->|\"status in [success]; when note = a#124;b; risky\"| s1\n    s0 -.-> s2\n    s2 -->|\"refused guard: empty\"| s3\n"
+        );
+    }
+
+    #[test]
+    fn the_path_is_drawn_over_the_map_and_an_undeclared_move_is_red() {
+        let map: SkillMap = serde_json::from_value(serde_json::json!({
+            "skills": [{"id": "a"}, {"id": "b"}, {"id": "c"}],
+            "entries": ["a"],
+            "routes": [{"from": "a", "to": "b"}]
+        }))
+        .unwrap();
+        let path = [
+            PathStep {
+                from: Some("a"),
+                to: "b",
+                caption: "1. model".into(),
+                declared: true,
+            },
+            PathStep {
+                from: Some("b"),
+                to: "c",
+                caption: "2. model".into(),
+                declared: false,
+            },
+        ];
+        let chart = mermaid_with_path(&map, &path, Some("c"));
+        assert!(chart.starts_with(&mermaid(&map)), "{chart}");
+        assert!(chart.contains("    s0 ==>|\"1. model\"| s1\n    s1 ==>|\"2. model, not declared by the map\"| s2\n"), "{chart}");
+        // The map drew two edges (start→a, a→b): the undeclared move is edge 3.
+        assert!(
+            chart.contains("    linkStyle 3 stroke:#d00,stroke-width:3px\n"),
+            "{chart}"
+        );
+        assert!(!chart.contains("linkStyle 2"), "{chart}");
+        assert!(
+            chart.ends_with("    style s2 stroke-width:4px\n"),
+            "{chart}"
         );
     }
 }

@@ -6,7 +6,8 @@
 //! (one conversation on one map: the read gate, moves and the record) — and
 //! adds what needs a file system: [`load`]ing a map from a `skillmap.json` file or from
 //! a folder of Agent Skills (`skills/<name>/SKILL.md`), and the `skillgraph`
-//! command-line tool built on it. It also draws a map as a [`mermaid`] chart.
+//! command-line tool built on it. It also draws a map as a [`mermaid`] chart,
+//! and [`explain`]s a session's record: where the cursor ended and why.
 //!
 //! The command-line tool sits behind the `cli` feature, on by default. A host
 //! that only embeds the library depends on `skillgraph` with
@@ -39,6 +40,7 @@
 
 pub mod agent_skills;
 mod draw;
+pub mod explain;
 mod load;
 
 pub use draw::mermaid;

@@ -1,0 +1,664 @@
+//! Explaining a run from its record alone (SPEC §8.5): where the cursor
+//! ended (or stood at the end of an iteration), the causal chain of moves
+//! that put it there, each with its cause, the reads the gate refused, and
+//! the skills active at that point with their tools. Pure: it takes a
+//! [`Record`] read by [`skill_session::read_record`], never a file.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use skillgraph::explain::explain;
+//! use skillgraph::skill_core::{SkillMap, ToolResult};
+//! use skillgraph::skill_session::{Graph, Posture, Session, read_record};
+//!
+//! let map: SkillMap = serde_json::from_str(r#"{
+//!     "skills": [{ "id": "triage" }, { "id": "refunds", "tools": [{ "name": "issue_refund" }] }],
+//!     "entries": ["triage"],
+//!     "routes": [{ "from": "triage", "to": "refunds", "guard": { "amount": { "gte": 100 } } }]
+//! }"#)?;
+//! let mut session = Session::new(Arc::new(Graph::new(map)?), Posture::Assist, Vec::new());
+//! session.begin_turn("refund order 4412", None);
+//! session.observe(ToolResult { tool_name: "lookup_order".into(), result: r#"{"amount":240}"#.into(), status: None });
+//! session.end_iteration();
+//! let text: String = session.events().iter().map(|e| e.to_line() + "\n").collect();
+//!
+//! let explanation = explain(&read_record(&text)?, None)?;
+//! assert_eq!(explanation.cursor.as_deref(), Some("refunds"));
+//! assert!(explanation.to_text().contains("amount = 240 ≥ 100"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+use serde_json::Value;
+use skill_core::{Route, Skill, SkillMap, TargetClass};
+use skill_session::{
+    ConditionRecord, ConflictRecord, DeclaredMap, Event, GuardRecord, MoveBy, MoveEvent, Posture,
+    ReadEvent, Record, Refusal, ResultEvent, StartEvent,
+};
+
+use crate::draw::{PathStep, mermaid_with_path};
+
+/// A record that cannot be explained as asked.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExplainError {
+    /// The events do not open with `start`.
+    #[error(
+        "the record's first event is \"{found}\", and an explanation begins at the \"start\" event; pass the whole record"
+    )]
+    MissingStart {
+        /// The first event's kind (`none` for no events).
+        found: String,
+    },
+    /// A second `start`: two sessions' records were joined.
+    #[error("event {index} starts another session; explain one session's record at a time")]
+    SecondStart {
+        /// The event's position, from 0.
+        index: usize,
+    },
+    /// `--iteration N` names an iteration the record does not end.
+    #[error(
+        "iteration {asked} did not end in this record; it ends iterations 1 to {last}{}",
+        if *.last == 0 { " (none: no move was recorded)" } else { "" }
+    )]
+    NoSuchIteration {
+        /// The iteration asked for.
+        asked: u64,
+        /// The last iteration the record ends (0 when none).
+        last: u64,
+    },
+}
+
+impl ExplainError {
+    /// The stable code of the error.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ExplainError::MissingStart { .. } => "record-missing-start",
+            ExplainError::SecondStart { .. } => "record-second-start",
+            ExplainError::NoSuchIteration { .. } => "no-such-iteration",
+        }
+    }
+}
+
+/// What a record says about where the cursor ended and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Explanation {
+    /// The session's posture.
+    pub posture: Posture,
+    /// Where the cursor started.
+    pub start: Option<String>,
+    /// The iteration explained up to: the one asked for, else the record's
+    /// last ended iteration (0 when none ended).
+    pub iteration: u64,
+    /// Where the cursor ended (or stood at the end of `iteration`).
+    pub cursor: Option<String>,
+    /// Every move up to that point, in order, each with its cause.
+    pub chain: Vec<Link>,
+    /// The reads the gate refused up to that point.
+    pub refused_reads: Vec<RefusedRead>,
+    /// The skills active at that point, with their tools.
+    pub active: Vec<ActiveSkill>,
+    /// When the record was cut off mid-line: the warning naming the line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
+    /// The declared map, from the record's `start` event.
+    #[serde(skip)]
+    pub map: DeclaredMap,
+}
+
+/// One move of the chain: an iteration's end.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Link {
+    /// The iteration that ended.
+    pub iteration: u64,
+    /// The cursor before.
+    pub from: Option<String>,
+    /// The cursor after (`from` on a stay).
+    pub to: Option<String>,
+    /// What moved it: `route`, `model` or `stay`.
+    pub by: MoveBy,
+    /// With `by: route`: the route and the evidence that fired it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub route: Option<RouteCause>,
+    /// With `by: model`: the pick and the offer it was made from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pick: Option<PickCause>,
+    /// The routes that closed during the iteration, each with the
+    /// conditions that closed it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub closed: Vec<ClosedRoute>,
+    /// The pending pick the route overrode.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub superseded: Option<String>,
+    /// Later results that reached another target than the winner.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub conflict: Vec<ConflictRecord>,
+    /// Whether the declared map has this move: a route from `from` to `to`,
+    /// or `to` an entry (always true of a stay).
+    pub declared: bool,
+}
+
+/// The route that fired, and its evidence.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RouteCause {
+    /// The tool whose result fired it (none when the record cannot tell).
+    pub tool_name: Option<String>,
+    /// The status that result declared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// The route's label in the map.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Each condition of its guard with the value it read (empty without a
+    /// guard).
+    pub conditions: Vec<ConditionRecord>,
+}
+
+/// The model's pick, and the offer it was made from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PickCause {
+    /// The iteration of the offer the model was last shown (none when no
+    /// offer was recorded before the pick).
+    pub offer_iteration: Option<u64>,
+    /// That offer's view (SPEC §6.2).
+    pub offer: Option<Value>,
+    /// Whether the pick left an outstanding menu (`assist` only).
+    pub declined_offer: bool,
+}
+
+/// A route that closed during an iteration.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClosedRoute {
+    /// The route's source.
+    pub from: String,
+    /// The route's target.
+    pub to: String,
+    /// The tool whose result its guard judged.
+    pub tool_name: String,
+    /// The conditions that failed, with the values they read.
+    pub failed: Vec<ConditionRecord>,
+}
+
+/// A read the gate refused.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RefusedRead {
+    /// The iteration.
+    pub iteration: u64,
+    /// The id the model asked for.
+    pub id: String,
+    /// Its class from the cursor.
+    pub class: TargetClass,
+    /// The refusal's reason.
+    pub refusal: Refusal,
+    /// The ids the answer named.
+    pub named: Vec<String>,
+}
+
+/// A skill active at the end, with the host tools it carries.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ActiveSkill {
+    /// The skill's id.
+    pub id: String,
+    /// Its tools.
+    pub tools: Vec<String>,
+}
+
+/// Explain `record` to its end, or to the end of `iteration`.
+///
+/// # Errors
+///
+/// [`ExplainError`] when the events do not open with one `start`, or
+/// `iteration` did not end in the record.
+pub fn explain(record: &Record, iteration: Option<u64>) -> Result<Explanation, ExplainError> {
+    let Some(Event::Start(start)) = record.events.first() else {
+        return Err(ExplainError::MissingStart {
+            found: record.events.first().map_or("none", Event::kind).to_owned(),
+        });
+    };
+    let last = last_ended(&record.events);
+    if let Some(asked) = iteration.filter(|&n| n == 0 || n > last) {
+        return Err(ExplainError::NoSuchIteration { asked, last });
+    }
+    let mut walk = Walk::new(start);
+    for (index, event) in record.events.iter().enumerate().skip(1) {
+        match event {
+            Event::Start(_) => return Err(ExplainError::SecondStart { index }),
+            Event::Turn(_) => walk.activated.clear(),
+            Event::Offer(offer) => walk.offer = Some((offer.iteration, &offer.view)),
+            Event::Read(read) => walk.read(read),
+            Event::Result(result) => walk.batch.push(result),
+            Event::Move(moved) => {
+                walk.moved(moved);
+                if iteration == Some(moved.iteration) {
+                    break;
+                }
+            }
+            // A kind a later format adds says nothing about the cursor.
+            _ => {}
+        }
+    }
+    Ok(walk.finish(start, iteration.unwrap_or(last), record.warning()))
+}
+
+/// The number of the last iteration the events end (0 when none).
+fn last_ended(events: &[Event]) -> u64 {
+    events
+        .iter()
+        .rev()
+        .find_map(|event| match event {
+            Event::Move(moved) => Some(moved.iteration),
+            _ => None,
+        })
+        .unwrap_or(0)
+}
+
+/// The state of a walk over the record.
+struct Walk<'r> {
+    map: &'r DeclaredMap,
+    cursor: Option<String>,
+    offer: Option<(u64, &'r Value)>,
+    /// Accepted reads this turn, in order.
+    activated: Vec<&'r str>,
+    /// This iteration's results.
+    batch: Vec<&'r ResultEvent>,
+    chain: Vec<Link>,
+    refused: Vec<RefusedRead>,
+}
+
+impl<'r> Walk<'r> {
+    fn new(start: &'r StartEvent) -> Self {
+        Walk {
+            map: &start.map,
+            cursor: start.cursor.clone(),
+            offer: None,
+            activated: Vec::new(),
+            batch: Vec::new(),
+            chain: Vec::new(),
+            refused: Vec::new(),
+        }
+    }
+
+    fn read(&mut self, read: &'r ReadEvent) {
+        match read.refusal {
+            Some(refusal) => self.refused.push(RefusedRead {
+                iteration: read.iteration,
+                id: read.id.clone(),
+                class: read.class,
+                refusal,
+                named: read.allowed.clone().unwrap_or_default(),
+            }),
+            None if read.accepted && !self.activated.contains(&read.id.as_str()) => {
+                self.activated.push(&read.id);
+            }
+            None => {}
+        }
+    }
+
+    fn moved(&mut self, moved: &MoveEvent) {
+        let route = (moved.by == MoveBy::Route).then(|| self.route_cause(moved));
+        let pick = (moved.by == MoveBy::Model).then(|| PickCause {
+            offer_iteration: self.offer.map(|(at, _)| at),
+            offer: self.offer.map(|(_, view)| view.clone()),
+            declined_offer: moved.declined_offer,
+        });
+        self.chain.push(Link {
+            iteration: moved.iteration,
+            from: moved.from.clone(),
+            to: moved.to.clone(),
+            by: moved.by,
+            route,
+            pick,
+            closed: moved.guards_closed.iter().map(closed_route).collect(),
+            superseded: moved.superseded.clone(),
+            conflict: moved.conflict.clone(),
+            declared: moved.by == MoveBy::Stay
+                || declares(self.map, moved.from.as_deref(), moved.to.as_deref()),
+        });
+        self.cursor.clone_from(&moved.to);
+        self.batch.clear();
+    }
+
+    /// The winning route of a `route` move: its label, the result that
+    /// fired it and its guard's evidence.
+    fn route_cause(&self, moved: &MoveEvent) -> RouteCause {
+        let (from, to) = (
+            moved.from.as_deref().unwrap_or_default(),
+            moved.to.as_deref().unwrap_or_default(),
+        );
+        let declared = self
+            .map
+            .routes
+            .iter()
+            .find(|r| r.from == from && r.to == to && r.is_deterministic());
+        let fired = self.batch.iter().find(|result| {
+            moved
+                .guard
+                .as_ref()
+                .is_none_or(|guard| guard.tool_name == result.tool_name)
+                && declared.is_none_or(|route| preconditions_pass(route, result))
+        });
+        RouteCause {
+            tool_name: moved
+                .guard
+                .as_ref()
+                .map(|guard| guard.tool_name.clone())
+                .or_else(|| fired.map(|result| result.tool_name.clone())),
+            status: fired.and_then(|result| result.status.clone()),
+            label: declared.and_then(|route| route.label.clone()),
+            conditions: moved
+                .guard
+                .as_ref()
+                .map(|guard| guard.conditions.clone())
+                .unwrap_or_default(),
+        }
+    }
+
+    fn finish(self, start: &StartEvent, iteration: u64, warning: Option<String>) -> Explanation {
+        let active = self
+            .cursor
+            .iter()
+            .map(String::as_str)
+            .chain(self.activated.iter().copied())
+            .fold(Vec::<&str>::new(), |mut ids, id| {
+                if !ids.contains(&id) {
+                    ids.push(id);
+                }
+                ids
+            })
+            .into_iter()
+            .map(|id| ActiveSkill {
+                id: id.to_owned(),
+                tools: self
+                    .map
+                    .skills
+                    .iter()
+                    .find(|skill| skill.id == id)
+                    .map(|skill| skill.tools.clone())
+                    .unwrap_or_default(),
+            })
+            .collect();
+        Explanation {
+            posture: start.posture,
+            start: start.cursor.clone(),
+            iteration,
+            cursor: self.cursor,
+            chain: self.chain,
+            refused_reads: self.refused,
+            active,
+            warning,
+            map: self.map.clone(),
+        }
+    }
+}
+
+/// A route's preconditions (SPEC §7.2) on one recorded result.
+fn preconditions_pass(route: &Route, result: &ResultEvent) -> bool {
+    let tool = route
+        .on_tool_return
+        .as_ref()
+        .is_none_or(|name| *name == result.tool_name);
+    let status = route.on_tool_status.as_ref().is_none_or(|statuses| {
+        result
+            .status
+            .as_ref()
+            .is_some_and(|status| statuses.contains(status))
+    });
+    tool && status
+}
+
+fn closed_route(guard: &GuardRecord) -> ClosedRoute {
+    ClosedRoute {
+        from: guard.from.clone(),
+        to: guard.to.clone(),
+        tool_name: guard.tool_name.clone(),
+        failed: guard
+            .conditions
+            .iter()
+            .filter(|condition| !condition.passed)
+            .cloned()
+            .collect(),
+    }
+}
+
+/// Whether `map` has a move from `from` to `to`: a route, or an entry.
+fn declares(map: &DeclaredMap, from: Option<&str>, to: Option<&str>) -> bool {
+    let Some(to) = to else { return false };
+    map.entries.iter().any(|entry| entry == to)
+        || map
+            .routes
+            .iter()
+            .any(|route| Some(route.from.as_str()) == from && route.to == to)
+}
+
+impl Explanation {
+    /// The explanation as text a person reads in one go.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        let at = if self.chain.is_empty() {
+            "; no iteration ended".to_owned()
+        } else {
+            format!(" at the end of iteration {}", self.iteration)
+        };
+        let _ = writeln!(
+            out,
+            "The cursor is on {}{at} (it started on {}; posture {}).",
+            shown(self.cursor.as_deref()),
+            shown(self.start.as_deref()),
+            self.posture.as_str()
+        );
+        if !self.chain.is_empty() {
+            let _ = writeln!(out, "\nMoves, one per iteration:");
+        }
+        for link in &self.chain {
+            link_text(link, &mut out);
+        }
+        if !self.refused_reads.is_empty() {
+            let _ = writeln!(out, "\nReads refused:");
+        }
+        for read in &self.refused_reads {
+            let _ = writeln!(
+                out,
+                "  iteration {}: read of {} refused ({}; class {}); the answer named {}",
+                read.iteration,
+                read.id,
+                read.refusal.code(),
+                read.class.as_str(),
+                listed(&read.named)
+            );
+        }
+        let _ = writeln!(out, "\nActive skills:");
+        if self.active.is_empty() {
+            let _ = writeln!(out, "  none");
+        }
+        for skill in &self.active {
+            let tools = if skill.tools.is_empty() {
+                "no tools".to_owned()
+            } else {
+                format!("tools {}", skill.tools.join(", "))
+            };
+            let _ = writeln!(out, "  {}: {tools}", skill.id);
+        }
+        out
+    }
+
+    /// The declared map as a mermaid flowchart, with the path taken drawn
+    /// over it (thick numbered arrows), any move the map does not declare
+    /// marked, and the cursor's node outlined.
+    pub fn to_mermaid(&self) -> String {
+        let map = SkillMap {
+            skills: self
+                .map
+                .skills
+                .iter()
+                .map(|declared| {
+                    let mut skill = Skill::new(declared.id.clone());
+                    skill.description.clone_from(&declared.description);
+                    skill
+                })
+                .collect(),
+            entries: self.map.entries.clone(),
+            routes: self.map.routes.clone(),
+        };
+        let path: Vec<PathStep<'_>> = self
+            .chain
+            .iter()
+            .filter(|link| link.by != MoveBy::Stay)
+            .enumerate()
+            .filter_map(|(at, link)| {
+                Some(PathStep {
+                    from: link.from.as_deref(),
+                    to: link.to.as_deref()?,
+                    caption: format!(
+                        "{}. {} (iteration {})",
+                        at + 1,
+                        by_name(link.by),
+                        link.iteration
+                    ),
+                    declared: link.declared,
+                })
+            })
+            .collect();
+        mermaid_with_path(&map, &path, self.cursor.as_deref())
+    }
+}
+
+fn link_text(link: &Link, out: &mut String) {
+    let (from, to) = (shown(link.from.as_deref()), shown(link.to.as_deref()));
+    let head = match link.by {
+        MoveBy::Stay => format!("stayed on {from}"),
+        MoveBy::Route => format!("{from} → {to} by route {from}→{to}"),
+        MoveBy::Model => format!("{from} → {to} by the model's pick of {to}"),
+    };
+    let _ = write!(out, "  iteration {}: {head}", link.iteration);
+    if let Some(route) = &link.route {
+        route_text(route, out);
+    }
+    if let Some(pick) = &link.pick {
+        pick_text(pick, out);
+    }
+    out.push('\n');
+    if !link.declared {
+        let _ = writeln!(out, "      the map declares no such move");
+    }
+    for condition in link.route.iter().flat_map(|route| &route.conditions) {
+        let _ = writeln!(out, "      {}", condition_text(condition));
+    }
+    if let Some(pick) = &link.superseded {
+        let _ = writeln!(out, "      it superseded the model's pick of {pick}");
+    }
+    for conflict in &link.conflict {
+        let _ = writeln!(
+            out,
+            "      a later {} result led to {} (the first result wins)",
+            conflict.tool_name, conflict.to
+        );
+    }
+    for closed in &link.closed {
+        let failed: Vec<String> = closed.failed.iter().map(condition_text).collect();
+        let _ = writeln!(
+            out,
+            "      route {}→{} closed on {}: {}",
+            closed.from,
+            closed.to,
+            closed.tool_name,
+            failed.join("; ")
+        );
+    }
+}
+
+fn route_text(route: &RouteCause, out: &mut String) {
+    if let Some(label) = &route.label {
+        let _ = write!(out, " (\"{label}\")");
+    }
+    if let Some(tool) = &route.tool_name {
+        let _ = write!(out, ", fired by the result of {tool}");
+    }
+    if let Some(status) = &route.status {
+        let _ = write!(out, " (status {status})");
+    }
+}
+
+fn pick_text(pick: &PickCause, out: &mut String) {
+    match (pick.offer_iteration, &pick.offer) {
+        (Some(at), Some(view)) => {
+            let _ = write!(out, ", from the offer of iteration {at}");
+            for (field, name) in [
+                ("menu", "menu"),
+                ("reachable", "reachable"),
+                ("tree_open", "open in the tree"),
+            ] {
+                let ids = row_ids(&view[field]);
+                if !ids.is_empty() {
+                    let _ = write!(out, "; {name}: {}", ids.join(", "));
+                }
+            }
+        }
+        _ => out.push_str(", with no offer on the record before it"),
+    }
+    if pick.declined_offer {
+        out.push_str("; it declined the turn's menu");
+    }
+}
+
+/// The ids of an offer view's rows.
+fn row_ids(rows: &Value) -> Vec<&str> {
+    rows.as_array()
+        .map(|rows| rows.iter().filter_map(|row| row["id"].as_str()).collect())
+        .unwrap_or_default()
+}
+
+/// One condition with the value it read: `amount = 240 ≥ 100` when it
+/// passed, `amount = 30, not ≥ 100` when it failed.
+fn condition_text(condition: &ConditionRecord) -> String {
+    let op = match condition.op.as_str() {
+        "eq" => "=",
+        "ne" => "≠",
+        "gt" => ">",
+        "gte" => "≥",
+        "lt" => "<",
+        "lte" => "≤",
+        "notIn" => "not in",
+        other => other,
+    };
+    let value = match &condition.value {
+        Value::String(text) => text.clone(),
+        Value::Array(items) => {
+            let items: Vec<String> = items
+                .iter()
+                .map(|item| {
+                    item.as_str()
+                        .map_or_else(|| item.to_string(), str::to_owned)
+                })
+                .collect();
+            format!("[{}]", items.join(", "))
+        }
+        other => other.to_string(),
+    };
+    let read = format!("{} = {}", condition.key, condition.actual_summary);
+    match (condition.passed, op) {
+        (true, "=") => read,
+        (true, _) => format!("{read} {op} {value}"),
+        (false, _) => format!("{read}, not {op} {value}"),
+    }
+}
+
+fn shown(id: Option<&str>) -> &str {
+    id.unwrap_or("no skill")
+}
+
+fn listed(ids: &[String]) -> String {
+    if ids.is_empty() {
+        "none".to_owned()
+    } else {
+        ids.join(", ")
+    }
+}
+
+fn by_name(by: MoveBy) -> &'static str {
+    match by {
+        MoveBy::Route => "route",
+        MoveBy::Model => "model",
+        MoveBy::Stay => "stay",
+    }
+}
