@@ -1,5 +1,9 @@
 //! The commands of the `skillgraph` binary: argument parsing, and each
-//! command's output in text or JSON.
+//! command's output in text or JSON. `play` and `explain` have modules of
+//! their own.
+
+mod explain;
+mod play;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -17,6 +21,8 @@ const EXAMPLES: &str = "Examples:
   skillgraph tools examples/support-desk --cursor triage --format anthropic
   skillgraph route examples/support-desk --cursor triage --results examples/support-desk/results/risky-order.jsonl
   skillgraph draw examples/support-desk
+  skillgraph play examples/support-desk --record run.jsonl < examples/support-desk/conversations/refund.jsonl
+  skillgraph explain run.jsonl
   skillgraph guard --guard '{\"riskLevel\":{\"in\":[\"high\"]}}' --view '{\"toolName\":\"lookup_order\",\"result\":\"{\\\"riskLevel\\\":\\\"high\\\"}\"}'
 
 Exit codes: 0 success (warnings allowed), 1 the map or guard has errors, 2 the input cannot be used.";
@@ -91,9 +97,45 @@ enum Command {
         /// The map: a skillmap.json file or a folder holding one.
         path: PathBuf,
     },
+    /// Run one session on a map, driven by JSON lines on standard input.
+    ///
+    /// Each line is one step; each step gets one JSON answer line on
+    /// standard output (a bad line gets an error answer naming the line, and
+    /// the session goes on). Ends with exit 0 at the end of the input.
+    #[command(
+        after_help = "Steps, one JSON object a line:\n  {\"turn\": \"refund order 4412\"}                       a user message begins a turn\n  {\"turn\": {\"message\": \"…\", \"menu\": {\"candidates\": [{\"id\": \"refunds\", \"relevance\": 0.8}], \"stay\": false}}}\n  {\"read\": \"billing\"}                                 the model calls read_skill\n  {\"result\": {\"tool_name\": \"lookup_order\", \"result\": \"{…}\", \"status\": \"success\"}}\n  {\"end\": true}                                       the iteration ends: the cursor moves once\n  {\"tools\": \"anthropic\"}                              read_skill and list_skills now (anthropic, openai, mcp)\n  {\"visible_tools\": true}                             the host tools the active skills carry\n  {\"prompt\": true}                                    the system prompt of the active skills\n\nExamples:\n  skillgraph play examples/support-desk --record run.jsonl < examples/support-desk/conversations/refund.jsonl\n\nExit codes: 0 at the end of the input, 1 a route guard of the map is refused, 2 the input cannot be used."
+    )]
+    Play {
+        /// The map: a skillmap.json file or a folder holding one.
+        path: PathBuf,
+        /// How reads of hops are judged: assist, guard or rails.
+        #[arg(long, value_enum, default_value_t = play::PostureArg::Assist)]
+        posture: play::PostureArg,
+        /// Write the session's record here, one event a line, flushed per event.
+        #[arg(long, value_name = "FILE")]
+        record: Option<PathBuf>,
+    },
+    /// Explain a session's record: where the cursor ended, and why.
+    #[command(
+        after_help = "Examples:\n  skillgraph explain run.jsonl\n  skillgraph explain run.jsonl --iteration 2 --format json\n  skillgraph explain run.jsonl --format mermaid > run.mmd\n\nExit codes: 0 explained (a record cut mid-line is explained up to the cut, with a warning), 2 the record cannot be used (another version, a bad line, an iteration it does not end)."
+    )]
+    Explain {
+        /// The record: JSON lines written by `play --record` or a host.
+        record: PathBuf,
+        /// Explain up to the end of this iteration instead of the record's end.
+        #[arg(long, value_name = "N")]
+        iteration: Option<u64>,
+        /// `text` for a person, `json`, or a `mermaid` chart of the path.
+        #[arg(long, value_enum, default_value_t = explain::ExplainFormat::Text)]
+        format: explain::ExplainFormat,
+    },
     /// Compile one guard and print its evidence for one hop.
     #[command(
-        after_help = "Examples:\n  skillgraph guard --guard '{\"score\":{\"gte\":0.8}}' --view '{\"toolName\":\"score\",\"result\":\"{\\\"score\\\":0.5}\"}'\n  skillgraph guard --guard '{\"status\":{\"eq\":\"success\"}}' --view '{\"status\":\"failure\"}' --format json\n\nView keys: toolName, result, status, iteration, userMessage, currentSkillId.\nExit codes: 0 evaluated (whatever the verdict), 1 the guard is refused, 2 bad JSON."
+        after_help = "Examples:\n  skillgraph play examples/support-desk --record run.jsonl < examples/support-desk/conversations/refund.jsonl
+  skillgraph explain run.jsonl
+  skillgraph guard --guard '{\"score\":{\"gte\":0.8}}' --view '{\"toolName\":\"score\",\"result\":\"{\\\"score\\\":0.5}\"}'\n  skillgraph play examples/support-desk --record run.jsonl < examples/support-desk/conversations/refund.jsonl
+  skillgraph explain run.jsonl
+  skillgraph guard --guard '{\"status\":{\"eq\":\"success\"}}' --view '{\"status\":\"failure\"}' --format json\n\nView keys: toolName, result, status, iteration, userMessage, currentSkillId.\nExit codes: 0 evaluated (whatever the verdict), 1 the guard is refused, 2 bad JSON."
     )]
     Guard {
         /// The guard, as JSON.
@@ -180,6 +222,16 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
             print!("{}", mermaid(&load(&path)?.map));
             Ok(ExitCode::SUCCESS)
         }
+        Command::Play {
+            path,
+            posture,
+            record,
+        } => play::play(&path, posture, record.as_deref()),
+        Command::Explain {
+            record,
+            iteration,
+            format,
+        } => explain::explain_command(&record, iteration, format),
         Command::Guard {
             guard,
             view,

@@ -1,0 +1,365 @@
+//! `skillgraph play DIR`: one session driven by JSON lines on standard
+//! input, one step a line, one JSON answer a line on standard output; the
+//! record written to `--record FILE` one event a line, flushed per event. A
+//! bad line gets an error answer naming the line and what was expected, and
+//! the session goes on.
+
+use std::fs::File;
+use std::io::{BufRead, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::ValueEnum;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use skill_core::{Menu, ResultStatus, ToolResult, nearest};
+use skill_session::{Event, Graph, Posture, Session};
+use skill_tools::HostFormat;
+use skillgraph::load;
+
+use super::Failure;
+
+/// The session's posture, as the command line spells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(super) enum PostureArg {
+    /// A read of any hop is accepted.
+    Assist,
+    /// A read of a hop is accepted only from the turn's outstanding menu.
+    Guard,
+    /// No read moves the cursor; only routes do.
+    Rails,
+}
+
+impl From<PostureArg> for Posture {
+    fn from(arg: PostureArg) -> Self {
+        match arg {
+            PostureArg::Assist => Posture::Assist,
+            PostureArg::Guard => Posture::Guard,
+            PostureArg::Rails => Posture::Rails,
+        }
+    }
+}
+
+/// The step names a line may hold, for "did you mean".
+const STEPS: [&str; 7] = [
+    "turn",
+    "read",
+    "result",
+    "end",
+    "tools",
+    "visible_tools",
+    "prompt",
+];
+
+const EXPECTED: &str = "each line is one step: {\"turn\": \"MESSAGE\"} or {\"turn\": {\"message\": \"…\", \"menu\": {\"candidates\": [{\"id\": \"…\"}]}}}, {\"read\": \"ID\"}, {\"result\": {\"tool_name\": \"…\", \"result\": \"…\", \"status\": \"success\"}}, {\"end\": true}, {\"tools\": \"anthropic\"|\"openai\"|\"mcp\"}, {\"visible_tools\": true} or {\"prompt\": true}";
+
+/// One step of the script.
+enum Step {
+    Turn(String, Option<Menu>),
+    Read(String),
+    Result(ToolResult),
+    End,
+    Tools(HostFormat),
+    VisibleTools,
+    Prompt,
+}
+
+/// `{"turn": {…}}`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TurnStep {
+    message: String,
+    #[serde(default)]
+    menu: Option<Menu>,
+}
+
+/// `{"result": {…}}`: `result` is the text the tool returned; any other
+/// JSON value is taken as its JSON text.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ResultStep {
+    #[serde(alias = "toolName")]
+    tool_name: String,
+    result: Value,
+    #[serde(default)]
+    status: Option<String>,
+}
+
+/// An error answer: a stable code and what was wrong, with the fix.
+struct Refused {
+    code: &'static str,
+    message: String,
+}
+
+fn refused(code: &'static str, message: impl Into<String>) -> Refused {
+    Refused {
+        code,
+        message: message.into(),
+    }
+}
+
+/// Run a session on the map at `path`, reading steps from standard input.
+pub(super) fn play(
+    path: &Path,
+    posture: PostureArg,
+    record: Option<&Path>,
+) -> Result<ExitCode, Failure> {
+    let loaded = load(path)?;
+    let errors = loaded.checkup().errors().count();
+    if errors > 0 {
+        eprintln!(
+            "warning: the map has {errors} error(s) in its check-up; the session runs as the map is (see `skillgraph check {}`)",
+            path.display()
+        );
+    }
+    let graph = Graph::new(loaded.map).map_err(|err| {
+        Failure::invalid(
+            err.code(),
+            format!(
+                "{err}\nRun `skillgraph check {}` for every problem of the map.",
+                path.display()
+            ),
+        )
+    })?;
+    let mut writer = record.map(RecordWriter::create).transpose()?;
+    let mut session = Session::new(Arc::new(graph), posture.into(), Vec::new());
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for (at, line) in std::io::stdin().lock().lines().enumerate() {
+        let line = line.map_err(|err| {
+            Failure::unusable(
+                "unreadable",
+                format!("standard input, line {}: {err}", at + 1),
+            )
+        })?;
+        if let Some(writer) = writer.as_mut() {
+            writer.write(session.take_events())?;
+        }
+        if line.trim().is_empty() {
+            continue;
+        }
+        let answer = match parse_step(&line, &session) {
+            Ok(step) => run_step(step, &mut session),
+            Err(err) => Err(err),
+        };
+        let answer = match answer {
+            Ok(Value::Object(mut fields)) => {
+                fields.insert("line".into(), json!(at + 1));
+                Value::Object(fields)
+            }
+            Ok(other) => other,
+            Err(Refused { code, message }) => json!({
+                "line": at + 1,
+                "error": { "code": code, "message": format!("line {}: {message}", at + 1) }
+            }),
+        };
+        writeln!(out, "{answer}")
+            .and_then(|()| out.flush())
+            .map_err(|err| Failure::unusable("output", format!("cannot write an answer: {err}")))?;
+    }
+    if let Some(writer) = writer.as_mut() {
+        writer.write(session.take_events())?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The record file, one event a line, flushed per event.
+struct RecordWriter {
+    path: PathBuf,
+    file: BufWriter<File>,
+}
+
+impl RecordWriter {
+    fn create(path: &Path) -> Result<Self, Failure> {
+        let file = File::create(path).map_err(|err| {
+            Failure::unusable(
+                "unwritable",
+                format!("--record {}: cannot be created: {err}", path.display()),
+            )
+        })?;
+        Ok(RecordWriter {
+            path: path.to_owned(),
+            file: BufWriter::new(file),
+        })
+    }
+
+    fn write(&mut self, events: Vec<Event>) -> Result<(), Failure> {
+        for event in events {
+            writeln!(self.file, "{}", event.to_line())
+                .and_then(|()| self.file.flush())
+                .map_err(|err| {
+                    Failure::unusable(
+                        "unwritable",
+                        format!("--record {}: cannot be written: {err}", self.path.display()),
+                    )
+                })?;
+        }
+        Ok(())
+    }
+}
+
+/// The step a line holds, or what was wrong with it.
+fn parse_step(line: &str, session: &Session) -> Result<Step, Refused> {
+    let value: Value = serde_json::from_str(line).map_err(|err| {
+        refused(
+            "bad-json",
+            format!("not JSON (column {}: {err}); {EXPECTED}", err.column()),
+        )
+    })?;
+    let Value::Object(fields) = value else {
+        return Err(refused(
+            "bad-step",
+            format!("not a JSON object; {EXPECTED}"),
+        ));
+    };
+    let mut fields = fields.into_iter();
+    let (Some((name, value)), None) = (fields.next(), fields.next()) else {
+        return Err(refused(
+            "bad-step",
+            format!("a step is an object with exactly one key; {EXPECTED}"),
+        ));
+    };
+    let shape = |expected: &str| {
+        refused(
+            "bad-step",
+            format!("\"{name}\" takes {expected}, and this line gives {value}"),
+        )
+    };
+    match name.as_str() {
+        "turn" => match &value {
+            Value::String(message) => Ok(Step::Turn(message.clone(), None)),
+            Value::Object(_) => turn_step(value.clone(), session),
+            _ => Err(shape(
+                "the user's message, or {\"message\": \"…\", \"menu\": {…}}",
+            )),
+        },
+        "read" => match &value {
+            Value::String(id) => Ok(Step::Read(id.clone())),
+            _ => Err(shape("a skill id, as a string")),
+        },
+        "result" => result_step(value.clone()),
+        "tools" => match value.as_str() {
+            Some("anthropic") => Ok(Step::Tools(HostFormat::Anthropic)),
+            Some("openai") => Ok(Step::Tools(HostFormat::OpenAi)),
+            Some("mcp") => Ok(Step::Tools(HostFormat::Mcp)),
+            _ => Err(shape("a host format: \"anthropic\", \"openai\" or \"mcp\"")),
+        },
+        "end" | "visible_tools" | "prompt" if value != Value::Bool(true) => Err(shape("true")),
+        "end" => Ok(Step::End),
+        "visible_tools" => Ok(Step::VisibleTools),
+        "prompt" => Ok(Step::Prompt),
+        other => {
+            let hint = nearest(other, STEPS)
+                .map(|known| format!(" (did you mean \"{known}\"?)"))
+                .unwrap_or_default();
+            Err(refused(
+                "unknown-step",
+                format!("\"{other}\" is not a step{hint}; {EXPECTED}"),
+            ))
+        }
+    }
+}
+
+fn turn_step(value: Value, session: &Session) -> Result<Step, Refused> {
+    let turn: TurnStep = serde_json::from_value(value).map_err(|err| {
+        refused(
+            "bad-step",
+            format!("\"turn\": {err}; it takes {{\"message\": \"…\", \"menu\": {{\"candidates\": [{{\"id\": \"…\", \"relevance\": 0.8}}], \"stay\": false}}}}"),
+        )
+    })?;
+    let map = session.graph().map();
+    for candidate in turn.menu.iter().flat_map(|menu| &menu.candidates) {
+        if map.skill(&candidate.id).is_none() {
+            let hint = nearest(&candidate.id, map.skills.iter().map(|s| s.id.as_str()))
+                .map(|known| format!(" (did you mean \"{known}\"?)"))
+                .unwrap_or_default();
+            return Err(refused(
+                "unknown-skill",
+                format!(
+                    "the menu names \"{}\", which is not a skill of the map{hint}",
+                    candidate.id
+                ),
+            ));
+        }
+    }
+    Ok(Step::Turn(turn.message, turn.menu))
+}
+
+fn result_step(value: Value) -> Result<Step, Refused> {
+    let step: ResultStep = serde_json::from_value(value).map_err(|err| {
+        refused(
+            "bad-step",
+            format!("\"result\": {err}; it takes {{\"tool_name\": \"…\", \"result\": \"…\", \"status\": \"success\"}} (status optional)"),
+        )
+    })?;
+    if let Some(status) = step
+        .status
+        .as_deref()
+        .filter(|s| !ResultStatus::is_status(s))
+    {
+        let hint = nearest(status, ResultStatus::ALL.map(ResultStatus::as_str))
+            .map(|known| format!(" (did you mean \"{known}\"?)"))
+            .unwrap_or_default();
+        return Err(refused(
+            "unknown-status",
+            format!(
+                "\"status\": \"{status}\" is not a result status{hint}; it is one of {}",
+                ResultStatus::listed()
+            ),
+        ));
+    }
+    let result = match step.result {
+        Value::String(text) => text,
+        other => other.to_string(),
+    };
+    Ok(Step::Result(ToolResult {
+        tool_name: step.tool_name,
+        result,
+        status: step.status,
+    }))
+}
+
+/// Run one step; the answer's fields (the line number is added after).
+fn run_step(step: Step, session: &mut Session) -> Result<Value, Refused> {
+    Ok(match step {
+        Step::Turn(message, menu) => {
+            session.begin_turn(message, menu);
+            json!({ "step": "turn", "iteration": session.iteration(), "cursor": session.cursor() })
+        }
+        Step::Read(id) => {
+            let answer = session
+                .read_skill(&id)
+                .map_err(|err| refused(err.code(), err.to_string()))?;
+            let mut fields = json!({ "step": "read", "text": answer.text });
+            if let (Value::Object(fields), Ok(Value::Object(read))) =
+                (&mut fields, serde_json::to_value(&answer.read))
+            {
+                fields.extend(read);
+            }
+            fields
+        }
+        Step::Result(result) => {
+            let tool = result.tool_name.clone();
+            session.observe(result);
+            json!({ "step": "result", "tool_name": tool, "iteration": session.iteration() })
+        }
+        Step::End => {
+            let moved = session.end_iteration();
+            json!({ "step": "end", "move": moved, "cursor": session.cursor() })
+        }
+        Step::Tools(host) => {
+            let tools = session
+                .tools()
+                .iter()
+                .map(|tool| tool.to_host(host))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|err| refused(err.code(), err.to_string()))?;
+            json!({ "step": "tools", "tools": tools })
+        }
+        Step::VisibleTools => {
+            json!({ "step": "visible_tools", "visible_tools": session.visible_tools() })
+        }
+        Step::Prompt => json!({ "step": "prompt", "prompt": session.system_prompt() }),
+    })
+}
