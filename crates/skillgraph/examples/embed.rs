@@ -1,81 +1,97 @@
-//! Embedding skillgraph in a host: load the map once, then on every request
-//! build the tools for the cursor's position and route the tool results of
-//! each iteration, keeping the guard evidence on the record.
+//! Embedding skillgraph in a host: the whole loop on a session. Load the
+//! map once into a shared graph; per conversation, a session; per model
+//! call, the tools to offer, the model's calls forwarded (`read_skill` to the
+//! session, the host's own tools run by the host and their results
+//! observed), then the end of the iteration, which moves the cursor. The
+//! record goes wherever the host keeps logs; here, standard output. A fake
+//! model stands in for the real one.
 //!
 //! Run it with `cargo run -p skillgraph --example embed`.
 
 use std::path::Path;
+use std::sync::Arc;
 
+use skillgraph::explain::explain;
 use skillgraph::skill_core::ToolResult;
-use skillgraph::skill_guard::{CompiledMap, Iteration, MoveKind};
-use skillgraph::skill_tools::{HostFormat, list_skills, read_skill};
+use skillgraph::skill_session::{Graph, Posture, Session, read_record};
+use skillgraph::skill_tools::HostFormat;
+
+/// A call the fake model makes.
+enum Call {
+    ReadSkill(&'static str),
+    Tool(&'static str, &'static str),
+}
+
+/// The fake model: what it calls on each iteration.
+fn model(iteration: u64) -> Vec<Call> {
+    match iteration {
+        1 => vec![
+            Call::ReadSkill("billing"),
+            Call::Tool(
+                "lookup_order",
+                r#"{"orderId":4412,"riskLevel":"high","amount":240}"#,
+            ),
+        ],
+        _ => vec![Call::Tool("issue_refund", r#"{"refundId":"R-981"}"#)],
+    }
+}
+
+/// The host's own tools (a real host calls its services here).
+fn run_tool(name: &str, canned: &str) -> ToolResult {
+    ToolResult {
+        tool_name: name.to_owned(),
+        result: canned.to_owned(),
+        status: Some("success".to_owned()),
+    }
+}
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/support-desk");
     let loaded = skillgraph::load(&folder)?;
-    let checkup = loaded.checkup();
-    if !checkup.ok() {
-        for problem in checkup.errors() {
-            eprintln!("{problem}");
-        }
-        return Err("the map has errors".into());
+    if !loaded.checkup().ok() {
+        return Err("the map has errors: run `skillgraph check` on it".into());
     }
-    let map = &loaded.map;
-    // Compile every route guard once, when the map is loaded.
-    let routes = CompiledMap::new(map)?;
+    // Once per map: every route guard compiled, shared by every conversation.
+    let graph = Arc::new(Graph::new(loaded.map)?);
 
-    // A run starts on the first entry; a map without entries has no cursor.
-    let mut cursor = map.entries.first().cloned();
-    // Each request: the tools for this position, in the host's own format.
-    // The map owns what the position grants (the plain catalog when it has
-    // no entries and no routes).
-    let offer = map.offer_at(cursor.as_deref(), &[], false);
-    let tools: Vec<_> = read_skill(&map.skills, Some(&offer))
-        .into_iter()
-        .chain(list_skills(&map.skills))
-        .collect();
-    for tool in &tools {
-        let definition = tool.to_host(HostFormat::Anthropic)?;
+    // Once per conversation.
+    let mut session = Session::new(Arc::clone(&graph), Posture::Assist, Vec::new());
+    let mut record = String::new();
+    session.begin_turn("Please refund order 4412", None);
+    for _ in 0..2 {
+        // What this model call is offered: read_skill for the cursor's
+        // position, list_skills, and the active skills' own tools.
+        let tools = session
+            .tools()
+            .iter()
+            .map(|tool| tool.to_host(HostFormat::Anthropic))
+            .collect::<Result<Vec<_>, _>>()?;
+        let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
         println!(
-            "tool {}: {} bytes of description",
-            definition["name"],
-            tool.description.len()
+            "iteration {}: offer {names:?} and {:?}; system prompt {} bytes",
+            session.iteration(),
+            session.visible_tools(),
+            session.system_prompt().len()
         );
-    }
-
-    // The model called a tool; its result moves the cursor (or not), with evidence.
-    let results = [ToolResult {
-        tool_name: "lookup_order".into(),
-        result: r#"{"orderId":4412,"riskLevel":"high","amount":240}"#.into(),
-        status: Some("success".into()),
-    }];
-    if let Some(from) = cursor.clone() {
-        let moved = routes.resolve(
-            &from,
-            &results,
-            Iteration {
-                number: 1.0,
-                user_message: "refund order 4412",
-            },
-        );
-        if let Some(guard) = &moved.guard {
-            for condition in &guard.conditions {
-                println!(
-                    "  {} {} read {} -> {}",
-                    condition.condition.key,
-                    condition.condition.op,
-                    condition.actual_summary,
-                    condition.passed
-                );
+        for call in model(session.iteration()) {
+            match call {
+                Call::ReadSkill(id) => {
+                    let answer = session.read_skill(id)?;
+                    println!("  read_skill {id}: {}", answer.text);
+                }
+                Call::Tool(name, canned) => session.observe(run_tool(name, canned)),
             }
         }
-        if moved.by == MoveKind::Route {
-            cursor = Some(moved.to.to_owned());
+        let moved = session.end_iteration();
+        let cursor = moved.to.as_deref().unwrap_or("no skill");
+        println!("  the cursor is on {cursor} (by {:?})", moved.by);
+        // Flush per step: each event is one line of the record.
+        for event in session.take_events() {
+            record.push_str(&event.to_line());
+            record.push('\n');
         }
     }
-    println!(
-        "the cursor is on {}",
-        cursor.as_deref().unwrap_or("no skill")
-    );
+    // Later, from the record alone: why the cursor is where it is.
+    print!("{}", explain(&read_record(&record)?, None)?.to_text());
     Ok(())
 }
