@@ -9,7 +9,11 @@
 //!   — where a batch of tool results moves the cursor, with guard evidence;
 //! - `draw PATH` — the map as a mermaid flowchart;
 //! - `guard --guard JSON --view JSON [--format text|json]` — one guard's
-//!   evidence for one hop.
+//!   evidence for one hop;
+//! - `play PATH [--posture P] [--record FILE]` — a session driven by JSON
+//!   lines on standard input, one answer a line, its record kept;
+//! - `explain RECORD [--iteration N] [--format text|json|mermaid]` — where a
+//!   recorded session's cursor ended, and why.
 //!
 //! Exit codes: 0 success (warnings allowed), 1 the map or guard has errors,
 //! 2 the input cannot be used (missing file, bad JSON or YAML, unknown key).
