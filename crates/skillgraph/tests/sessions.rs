@@ -177,6 +177,40 @@ fn a_bad_line_gets_an_error_answer_and_the_session_goes_on() {
 }
 
 #[test]
+fn each_step_reaches_the_record_before_its_answer() {
+    use std::io::{BufRead, BufReader};
+    let record = scratch("flush").join("run.jsonl");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skillgraph"))
+        .args([
+            "play",
+            &example(""),
+            "--record",
+            &record.display().to_string(),
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let mut answers = BufReader::new(child.stdout.take().unwrap());
+    input.write_all(b"{\"turn\": \"hello\"}\n").unwrap();
+    input.flush().unwrap();
+    let mut answer = String::new();
+    answers.read_line(&mut answer).unwrap();
+    assert!(answer.contains("\"step\":\"turn\""), "{answer}");
+    // The process still waits for input; the turn is already on the record.
+    let kinds: Vec<Value> = std::fs::read_to_string(&record)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap()["event"].clone())
+        .collect();
+    assert_eq!(kinds, ["start", "turn"]);
+    drop(input);
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}
+
+#[test]
 fn a_record_cut_mid_line_is_explained_up_to_the_cut_with_a_warning() {
     let (_, record) = play("cut", "assist", &refund_script());
     let text = std::fs::read_to_string(&record).unwrap();

@@ -124,6 +124,9 @@ pub(super) fn play(
     })?;
     let mut writer = record.map(RecordWriter::create).transpose()?;
     let mut session = Session::new(Arc::new(graph), posture.into(), Vec::new());
+    if let Some(writer) = writer.as_mut() {
+        writer.write(session.take_events())?;
+    }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     for (at, line) in std::io::stdin().lock().lines().enumerate() {
@@ -133,35 +136,35 @@ pub(super) fn play(
                 format!("standard input, line {}: {err}", at + 1),
             )
         })?;
-        if let Some(writer) = writer.as_mut() {
-            writer.write(session.take_events())?;
-        }
         if line.trim().is_empty() {
             continue;
         }
-        let answer = match parse_step(&line, &session) {
-            Ok(step) => run_step(step, &mut session),
-            Err(err) => Err(err),
-        };
-        let answer = match answer {
-            Ok(Value::Object(mut fields)) => {
-                fields.insert("line".into(), json!(at + 1));
-                Value::Object(fields)
-            }
-            Ok(other) => other,
-            Err(Refused { code, message }) => json!({
-                "line": at + 1,
-                "error": { "code": code, "message": format!("line {}: {message}", at + 1) }
-            }),
-        };
+        let answer = answer(at + 1, &line, &mut session);
+        // The step's events reach the record before its answer is sent.
+        if let Some(writer) = writer.as_mut() {
+            writer.write(session.take_events())?;
+        }
         writeln!(out, "{answer}")
             .and_then(|()| out.flush())
             .map_err(|err| Failure::unusable("output", format!("cannot write an answer: {err}")))?;
     }
-    if let Some(writer) = writer.as_mut() {
-        writer.write(session.take_events())?;
-    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The answer to line `number`: the step's fields and the line number, or
+/// an error naming the line.
+fn answer(number: usize, line: &str, session: &mut Session) -> Value {
+    match parse_step(line, session).and_then(|step| run_step(step, session)) {
+        Ok(Value::Object(mut fields)) => {
+            fields.insert("line".into(), json!(number));
+            Value::Object(fields)
+        }
+        Ok(other) => other,
+        Err(Refused { code, message }) => json!({
+            "line": number,
+            "error": { "code": code, "message": format!("line {number}: {message}") }
+        }),
+    }
 }
 
 /// The record file, one event a line, flushed per event.
