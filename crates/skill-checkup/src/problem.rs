@@ -1,7 +1,7 @@
 //! Problems and the check-up that collects them: every finding of every
 //! check, never only the first.
 
-use std::fmt;
+use std::fmt::{self, Write};
 use std::sync::Arc;
 
 use serde::ser::SerializeStruct;
@@ -43,12 +43,11 @@ impl fmt::Display for Severity {
 ///
 /// A check can report thousands of problems, so a problem keeps all of its
 /// own text in one string: its message's own sentences, then the text of
-/// each located field, which the field finds by its span. A paragraph that
-/// every problem of a check ends with is composed once and shared.
+/// each located field that the sentences do not already hold, which the
+/// field finds by its span. A paragraph that every problem of a check ends
+/// with is composed once and shared.
 #[derive(Debug, Clone)]
 pub struct Problem {
-    /// Always `code.severity()`, which fixes it.
-    severity: Severity,
     code: ProblemCode,
     /// The message's own sentences (up to `own_end`), then the located
     /// fields' text.
@@ -57,18 +56,28 @@ pub struct Problem {
     /// The paragraph the message ends with, shared with other problems.
     shared: Option<Arc<str>>,
     step: Option<usize>,
-    skill: Option<Span>,
-    tool: Option<Span>,
-    kind: Option<Span>,
-    from: Option<Span>,
-    to: Option<Span>,
+    skill: Span,
+    tool: Span,
+    kind: Span,
+    from: Span,
+    to: Span,
 }
 
-/// Where a located field's text is in its problem's `text`.
+/// Where a located field's text is in its problem's `text`. An absent field
+/// is [`Span::ABSENT`], whose range is empty backwards and so reads as none:
+/// a span without an `Option` around it is a third smaller, and a check can
+/// report thousands of problems.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Span {
     start: usize,
     end: usize,
+}
+
+impl Span {
+    const ABSENT: Span = Span {
+        start: usize::MAX,
+        end: 0,
+    };
 }
 
 impl Problem {
@@ -78,17 +87,16 @@ impl Problem {
     pub fn new(code: ProblemCode, message: impl Into<String>) -> Self {
         let text = message.into();
         Problem {
-            severity: code.severity(),
             code,
             own_end: text.len(),
             text,
             shared: None,
             step: None,
-            skill: None,
-            tool: None,
-            kind: None,
-            from: None,
-            to: None,
+            skill: Span::ABSENT,
+            tool: Span::ABSENT,
+            kind: Span::ABSENT,
+            from: Span::ABSENT,
+            to: Span::ABSENT,
         }
     }
 
@@ -101,7 +109,7 @@ impl Problem {
 
     /// The same problem, about `skill`.
     pub fn about_skill(mut self, skill: &str) -> Self {
-        self.skill = Some(self.keep(skill));
+        self.skill = self.keep(skill);
         self
     }
 
@@ -113,20 +121,20 @@ impl Problem {
 
     /// The same problem, about the tool `tool` (the one its step runs).
     pub fn about_tool(mut self, tool: &str) -> Self {
-        self.tool = Some(self.keep(tool));
+        self.tool = self.keep(tool);
         self
     }
 
     /// The same problem, about the artifact kind `kind`.
     pub fn about_kind(mut self, kind: &str) -> Self {
-        self.kind = Some(self.keep(kind));
+        self.kind = self.keep(kind);
         self
     }
 
     /// The same problem, about the route `from → to`.
     pub fn about_route(mut self, from: &str, to: &str) -> Self {
-        self.from = Some(self.keep(from));
-        self.to = Some(self.keep(to));
+        self.from = self.keep(from);
+        self.to = self.keep(to);
         self
     }
 
@@ -140,13 +148,13 @@ impl Problem {
         }
     }
 
-    fn field(&self, span: Option<Span>) -> Option<&str> {
-        span.and_then(|span| self.text.get(span.start..span.end))
+    fn field(&self, span: Span) -> Option<&str> {
+        self.text.get(span.start..span.end)
     }
 
     /// Error or warning, as the code says.
     pub fn severity(&self) -> Severity {
-        self.severity
+        self.code.severity()
     }
 
     /// The stable code, e.g. [`ProblemCode::ArtifactKindUnsatisfied`].
@@ -189,7 +197,80 @@ impl Problem {
 
     /// Whether the problem is an error.
     pub fn is_error(&self) -> bool {
-        self.severity == Severity::Error
+        self.severity() == Severity::Error
+    }
+}
+
+/// A problem's own sentence as a check writes it, part by part, noting
+/// where the located fields fall in it: the problem then finds each field
+/// in its sentence and keeps no second copy of its text.
+#[derive(Debug)]
+pub(crate) struct Draft {
+    text: String,
+    skill: Span,
+    tool: Span,
+    kind: Span,
+}
+
+impl Draft {
+    /// An empty sentence with room for `capacity` bytes.
+    pub(crate) fn with_capacity(capacity: usize) -> Self {
+        Draft {
+            text: String::with_capacity(capacity),
+            skill: Span::ABSENT,
+            tool: Span::ABSENT,
+            kind: Span::ABSENT,
+        }
+    }
+
+    /// Write `part`, which locates nothing.
+    pub(crate) fn say(&mut self, part: &str) -> &mut Self {
+        self.text.push_str(part);
+        self
+    }
+
+    /// Write `number` in decimal.
+    pub(crate) fn say_number(&mut self, number: usize) -> &mut Self {
+        // Writing into a `String` cannot fail.
+        let _ = write!(self.text, "{number}");
+        self
+    }
+
+    /// Write `skill`, the skill the problem is about.
+    pub(crate) fn skill(&mut self, skill: &str) -> &mut Self {
+        self.skill = self.mark(skill);
+        self
+    }
+
+    /// Write `tool`, the tool the problem is about.
+    pub(crate) fn tool(&mut self, tool: &str) -> &mut Self {
+        self.tool = self.mark(tool);
+        self
+    }
+
+    /// Write `kind`, the artifact kind the problem is about.
+    pub(crate) fn kind(&mut self, kind: &str) -> &mut Self {
+        self.kind = self.mark(kind);
+        self
+    }
+
+    fn mark(&mut self, field: &str) -> Span {
+        let start = self.text.len();
+        self.say(field);
+        Span {
+            start,
+            end: self.text.len(),
+        }
+    }
+
+    /// The problem `code` with this sentence for its own, located where the
+    /// sentence names its fields.
+    pub(crate) fn into_problem(self, code: ProblemCode) -> Problem {
+        let mut problem = Problem::new(code, self.text);
+        problem.skill = self.skill;
+        problem.tool = self.tool;
+        problem.kind = self.kind;
+        problem
     }
 }
 
@@ -213,7 +294,7 @@ impl Serialize for Problem {
     /// `{ severity, code, message, skill?, step?, tool?, kind?, from?, to? }`.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = serializer.serialize_struct("Problem", 9)?;
-        out.serialize_field("severity", &self.severity)?;
+        out.serialize_field("severity", &self.severity())?;
         out.serialize_field("code", &self.code)?;
         out.serialize_field("message", &self.message())?;
         let (from, to) = self.route().unzip();
@@ -242,7 +323,7 @@ fn optional<S: SerializeStruct, T: Serialize>(
 impl fmt::Display for Problem {
     /// `severity[code]: message`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}[{}]: {}", self.severity, self.code, self.message())
+        write!(f, "{}[{}]: {}", self.severity(), self.code, self.message())
     }
 }
 
@@ -398,6 +479,37 @@ mod tests {
         assert!(message.contains("Shared") && message.starts_with("Own. S"));
         let alone = Problem::new(ProblemCode::SelfLoop, "").ending_with(shared);
         assert_eq!(alone.message().to_string(), "Shared.");
+    }
+
+    #[test]
+    fn a_draft_finds_its_fields_in_its_sentence() {
+        let mut draft = Draft::with_capacity(0);
+        draft
+            .say("Step ")
+            .say_number(12)
+            .say(" of \"")
+            .skill("s")
+            .say("\" runs '")
+            .tool("")
+            .say("' for '")
+            .kind("k/1")
+            .say("'.");
+        let drafted = draft.into_problem(ProblemCode::SelfLoop).at_step(12);
+        assert_eq!(
+            drafted.message().to_string(),
+            "Step 12 of \"s\" runs '' for 'k/1'."
+        );
+        let built = Problem::new(ProblemCode::SelfLoop, "Step 12 of \"s\" runs '' for 'k/1'.")
+            .at_step(12)
+            .about_skill("s")
+            .about_tool("")
+            .about_kind("k/1");
+        assert_eq!(drafted, built);
+        assert_eq!(
+            serde_json::to_string(&drafted).unwrap(),
+            serde_json::to_string(&built).unwrap()
+        );
+        assert_eq!(drafted.route(), None);
     }
 
     #[test]

@@ -2,13 +2,12 @@
 //! a consumer claims to need? A warning per unsatisfied kind, never an error,
 //! because the check reads declarations only.
 
-use std::fmt::Write;
 use std::sync::Arc;
 
 use skill_core::{IdHashSet, Skill};
 
 use crate::code::ProblemCode;
-use crate::problem::Problem;
+use crate::problem::{Draft, Problem};
 
 /// What every warning says about the limits of the check.
 const BOUNDARY: &str = "This check reads declarations only. It cannot see a tool that makes an \
@@ -119,9 +118,14 @@ impl<'a> Check<'a> {
             if self.produced.contains(kind) || self.wants.contains(&kind) {
                 continue;
             }
-            let mut own = String::with_capacity(32 + 2 * (skill.id.len() + kind.len()));
-            own.extend(["Skill \"", &skill.id, "\" consumes '", kind, "'."]);
-            let problem = unsatisfied(own, skill, kind, &self.skill_tail);
+            // The sentence's fixed words are 21 bytes.
+            let mut own = Draft::with_capacity(21 + skill.id.len() + kind.len());
+            own.say("Skill \"")
+                .skill(&skill.id)
+                .say("\" consumes '")
+                .kind(kind)
+                .say("'.");
+            let problem = unsatisfied(own, &self.skill_tail);
             self.problems.push(problem);
         }
     }
@@ -142,21 +146,20 @@ impl<'a> Check<'a> {
                     continue;
                 }
                 let number = index + 1;
+                // The sentence's fixed words are 40 bytes, then the number.
+                let digits = number.ilog10() as usize + 1;
                 let located = skill.id.len() + kind.len() + step.tool.len();
-                let mut own = String::with_capacity(64 + 2 * located);
-                let _ = write!(own, "Step {number}");
-                own.extend([
-                    " of skill \"",
-                    &skill.id,
-                    "\" (tool '",
-                    &step.tool,
-                    "') consumes '",
-                    kind,
-                    "'.",
-                ]);
-                let problem = unsatisfied(own, skill, kind, &self.step_tail)
-                    .at_step(number)
-                    .about_tool(&step.tool);
+                let mut own = Draft::with_capacity(40 + digits + located);
+                own.say("Step ")
+                    .say_number(number)
+                    .say(" of skill \"")
+                    .skill(&skill.id)
+                    .say("\" (tool '")
+                    .tool(&step.tool)
+                    .say("') consumes '")
+                    .kind(kind)
+                    .say("'.");
+                let problem = unsatisfied(own, &self.step_tail).at_step(number);
                 self.problems.push(problem);
             }
             self.earlier.extend(kinds(&step.produces));
@@ -169,15 +172,11 @@ fn kinds(list: &Option<Vec<String>>) -> impl Iterator<Item = &str> {
     list.iter().flatten().map(String::as_str)
 }
 
-/// The warning, in `own` sentence and `tail`, that `skill` consumes `kind`
-/// and nothing satisfies it. The sentence is written with room for the
-/// problem to keep the skill, the kind and the tool after it (each text
-/// twice its length, plus the fixed words), so a warning is one allocation.
-fn unsatisfied(own: String, skill: &Skill, kind: &str, tail: &Arc<str>) -> Problem {
-    Problem::new(ProblemCode::ArtifactKindUnsatisfied, own)
+/// The warning, in `own` sentence (which names the skill and the kind) and
+/// `tail`, that nothing satisfies a consumed kind.
+fn unsatisfied(own: Draft, tail: &Arc<str>) -> Problem {
+    own.into_problem(ProblemCode::ArtifactKindUnsatisfied)
         .ending_with(tail.clone())
-        .about_skill(&skill.id)
-        .about_kind(kind)
 }
 
 /// The sentence naming what the agent does declare it produces: a check is
