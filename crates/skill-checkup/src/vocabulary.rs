@@ -20,35 +20,28 @@ redeemed at dispatch), or drop the declaration.";
 ///
 /// A consumed kind is satisfied by any `produces` of any skill or step, or
 /// by a `wants` of one of the consumer's own tools; a step's consumed kind
-/// also by an earlier step of its skill, by the `wants` of the tool it runs,
-/// or by its skill's own `consumes`. One warning per unsatisfied kind:
-/// skills in order, each skill's own `consumes` first, then its steps. With
-/// nothing declared anywhere the check costs one pass and finds nothing.
+/// also by an earlier step of its skill (a producer like any other), by the
+/// `wants` of the tool it runs, or by its skill's own `consumes`. One
+/// warning per unsatisfied kind: skills in order, each skill's own
+/// `consumes` first, then its steps. With nothing consumed anywhere the
+/// check costs one pass and finds nothing.
+///
+/// The skills are walked twice, no more: at 5,000 skills they do not fit in
+/// the cache, and each walk reads them from memory again.
 pub fn check_vocabularies(skills: &[Skill]) -> Vec<Problem> {
-    let skills: Vec<&Skill> = skills.iter().filter(|s| s.flavor.is_skill()).collect();
-    if !skills.iter().any(|s| declares_vocabulary(s)) {
+    let skills = || skills.iter().filter(|s| s.flavor.is_skill());
+    let Some(mut check) = Check::new(skills()) else {
         return Vec::new();
-    }
-    let mut check = Check::new(&skills);
-    for skill in &skills {
+    };
+    for skill in skills() {
         check.own_consumes(skill);
         check.steps(skill);
     }
     check.problems
 }
 
-/// Whether a skill or one of its steps declares `produces` or `consumes`.
-fn declares_vocabulary(skill: &Skill) -> bool {
-    skill.produces.is_some()
-        || skill.consumes.is_some()
-        || skill
-            .steps()
-            .iter()
-            .any(|step| step.produces.is_some() || step.consumes.is_some())
-}
-
-/// One run of the check: what the agent produces, the paragraphs the
-/// warnings share, per-skill scratch, and the warnings so far.
+/// The second walk of the check: what the agent produces, the paragraphs
+/// the warnings share, per-skill scratch, and the warnings so far.
 struct Check<'a> {
     /// Every kind any skill or step declares it produces.
     produced: IdHashSet<&'a str>,
@@ -58,54 +51,39 @@ struct Check<'a> {
     /// Each is composed once per check and shared by its warnings.
     skill_tail: Arc<str>,
     step_tail: Arc<str>,
-    /// The kinds the current skill's tools `want`, and those its earlier
-    /// steps produce. A skill's sets are a handful of kinds, so a scan beats
-    /// hashing; the vectors are reused from skill to skill.
+    /// The kinds the current skill's tools `want`. A skill's set is a
+    /// handful of kinds, so a scan beats hashing; the vector is reused from
+    /// skill to skill.
     wants: Vec<&'a str>,
-    earlier: Vec<&'a str>,
     problems: Vec<Problem>,
 }
 
 impl<'a> Check<'a> {
-    fn new(skills: &[&'a Skill]) -> Self {
+    /// The first walk: what the skills produce, and how many kinds they
+    /// consume (at most one warning each: reserved, never regrown). None
+    /// when nothing is consumed, so nothing can be unsatisfied.
+    fn new(skills: impl Iterator<Item = &'a Skill>) -> Option<Self> {
         let mut produced: IdHashSet<&str> = IdHashSet::default();
+        let mut most = 0;
         for skill in skills {
             produced.extend(kinds(&skill.produces));
+            most += kinds(&skill.consumes).count();
             for step in skill.steps() {
                 produced.extend(kinds(&step.produces));
+                most += kinds(&step.consumes).count();
             }
         }
-        let clause = produced_clause(&produced);
-        let skill_tail = Arc::from(format!(
-            "No skill and no step on this agent declares that it produces it, and none of the skill's tools \
-             `wants` it, so every reference the model makes to such an artifact will find none in scope. \
-             {clause} {BOUNDARY}"
-        ));
-        let step_tail = Arc::from(format!(
-            "Nothing that can come before the step declares that it produces it: no earlier step of the skill, \
-             no skill on this agent, and the skill does not list it in its own `consumes` (which is how a step \
-             says the kind arrives from outside). {clause} {BOUNDARY}"
-        ));
-        // At most one warning per consumed kind: reserve that, never regrow.
-        let most = skills
-            .iter()
-            .map(|s| {
-                let steps: usize = s
-                    .steps()
-                    .iter()
-                    .map(|step| kinds(&step.consumes).count())
-                    .sum();
-                kinds(&s.consumes).count() + steps
-            })
-            .sum();
-        Check {
+        if most == 0 {
+            return None;
+        }
+        let (skill_tail, step_tail) = tails(&produced);
+        Some(Check {
             produced,
             skill_tail,
             step_tail,
             wants: Vec::new(),
-            earlier: Vec::new(),
             problems: Vec::with_capacity(most),
-        }
+        })
     }
 
     /// A warning for each kind of the skill's own `consumes` that nothing
@@ -131,16 +109,16 @@ impl<'a> Check<'a> {
     }
 
     /// A warning for each kind a step consumes that nothing before it
-    /// provides: no producer on the agent, no earlier step, not the `wants`
-    /// of the tool it runs, not its skill's own `consumes`.
+    /// provides: no producer on the agent (an earlier step of the skill is
+    /// one), not the `wants` of the tool it runs, not its skill's own
+    /// `consumes`.
     fn steps(&mut self, skill: &'a Skill) {
-        self.earlier.clear();
         for (index, step) in skill.steps().iter().enumerate() {
-            let carried = skill.tool(&step.tool).map(|tool| &tool.wants);
             for kind in kinds(&step.consumes) {
                 let satisfied = self.produced.contains(kind)
-                    || self.earlier.contains(&kind)
-                    || carried.is_some_and(|wants| wants.values().any(|k| k == kind))
+                    || skill
+                        .tool(&step.tool)
+                        .is_some_and(|tool| tool.want_kinds().any(|k| k == kind))
                     || kinds(&skill.consumes).any(|own| own == kind);
                 if satisfied {
                     continue;
@@ -162,7 +140,6 @@ impl<'a> Check<'a> {
                 let problem = unsatisfied(own, &self.step_tail).at_step(number);
                 self.problems.push(problem);
             }
-            self.earlier.extend(kinds(&step.produces));
         }
     }
 }
@@ -176,7 +153,25 @@ fn kinds(list: &Option<Vec<String>>) -> impl Iterator<Item = &str> {
 /// `tail`, that nothing satisfies a consumed kind.
 fn unsatisfied(own: Draft, tail: &Arc<str>) -> Problem {
     own.into_problem(ProblemCode::ArtifactKindUnsatisfied)
-        .ending_with(tail.clone())
+        .ending_with(Arc::clone(tail))
+}
+
+/// The paragraphs that end a warning about a skill's own `consumes` and one
+/// about a step's: why nothing satisfies the kind, what is produced, what
+/// the check cannot see.
+fn tails(produced: &IdHashSet<&str>) -> (Arc<str>, Arc<str>) {
+    let clause = produced_clause(produced);
+    let skill_tail = format!(
+        "No skill and no step on this agent declares that it produces it, and none of the skill's tools \
+         `wants` it, so every reference the model makes to such an artifact will find none in scope. \
+         {clause} {BOUNDARY}"
+    );
+    let step_tail = format!(
+        "Nothing that can come before the step declares that it produces it: no earlier step of the skill, \
+         no skill on this agent, and the skill does not list it in its own `consumes` (which is how a step \
+         says the kind arrives from outside). {clause} {BOUNDARY}"
+    );
+    (Arc::from(skill_tail), Arc::from(step_tail))
 }
 
 /// The sentence naming what the agent does declare it produces: a check is
