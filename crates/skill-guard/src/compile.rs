@@ -4,11 +4,10 @@
 //! honour is refused by name, with the key and operator where it happened.
 
 use serde_json::{Map, Value};
-use skill_core::GuardView;
 use smallvec::SmallVec;
 
 use crate::data::{Condition, ConditionValue, GuardData, GuardValue, Operator};
-use crate::hop::{HopKey, Read, hop_key};
+use crate::hop::{NumberKey, Read, ShortText, TextKey, hop_key};
 use crate::js_number;
 use crate::js_value::{Relation, array_index, js_key_order};
 
@@ -202,8 +201,8 @@ impl CompileError {
 /// Where a condition reads its actual value.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Source {
-    /// A hop key.
-    Hop(&'static HopKey),
+    /// A hop key, read as the hop-key table says.
+    Hop(Read),
     /// A top-level result field, by its slot in [`Guard::fields`].
     Field(usize),
 }
@@ -248,63 +247,60 @@ fn bound_number(value: &ConditionValue) -> f64 {
 pub(crate) struct Compiled {
     pub(crate) source: Source,
     pub(crate) test: Test,
-    /// How the predicate judges it, decided once here.
-    pub(crate) direct: Direct,
 }
 
-/// How the predicate judges a condition: the common hop shapes directly,
-/// without building the value the key reads; the rest by JavaScript's
+/// How the predicate judges a condition on a hop key, decided once here:
+/// the common shapes directly, reading the view by the key the hop-key table
+/// gave, without building the value the key reads; the rest by JavaScript's
 /// general rules. Both give the same answer (the evaluator always takes the
 /// general rules, since it summarises the value anyway).
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Direct {
-    /// A text hop key (absent or present) against a string: `eq` when
-    /// `equal`, `ne` when not.
+pub(crate) enum HopCheck {
+    /// A text hop key (absent or present) against a string of at most 16
+    /// bytes: `eq` when `equal`, `ne` when not.
     Text {
-        /// How the key reads the view.
-        read: for<'v> fn(&GuardView<'v>) -> Option<&'v str>,
+        /// The key.
+        key: TextKey,
         /// `eq` rather than `ne`.
         equal: bool,
+        /// The string compared with.
+        expected: ShortText,
     },
     /// A number hop key against a number.
     Number {
-        /// How the key reads the view.
-        read: fn(&GuardView<'_>) -> f64,
+        /// The key.
+        key: NumberKey,
         /// The comparison.
         relation: Relation,
         /// The bound.
         bound: f64,
     },
-    /// A result field: judged once the result is read.
-    Field,
-    /// Any other hop condition.
-    General,
+    /// Any other hop condition: the condition at this index, judged by the
+    /// general rules.
+    General(usize),
 }
 
-impl Direct {
-    /// How the predicate judges `test` of `value` on `source`: what the hop
-    /// key holds (text or a number) and what the condition compares with
-    /// decide.
-    fn of(source: Source, test: Test, value: &ConditionValue) -> Direct {
-        let scalar = value.as_scalar();
-        match (source, test) {
-            (Source::Field(_), _) => Direct::Field,
-            (Source::Hop(hop), Test::Eq | Test::Ne) => match (hop.read, scalar) {
-                (Read::Text(read), Some(GuardValue::String(_))) => Direct::Text {
-                    read,
+impl HopCheck {
+    /// How the predicate judges condition `at`, `test` of `value` on the hop
+    /// key `read`: what the key holds (text or a number) and what the
+    /// condition compares with decide.
+    fn of(read: Read, test: Test, value: &ConditionValue, at: usize) -> HopCheck {
+        match (read, test, value.as_scalar()) {
+            (Read::Text(key), Test::Eq | Test::Ne, Some(GuardValue::String(text))) => {
+                ShortText::of(text).map_or(HopCheck::General(at), |expected| HopCheck::Text {
+                    key,
                     equal: test == Test::Eq,
-                },
-                _ => Direct::General,
-            },
-            (Source::Hop(hop), Test::Compare(relation, bound)) => match (hop.read, scalar) {
-                (Read::Number(read), Some(GuardValue::Number(_))) => Direct::Number {
-                    read,
+                    expected,
+                })
+            }
+            (Read::Number(key), Test::Compare(relation, bound), Some(GuardValue::Number(_))) => {
+                HopCheck::Number {
+                    key,
                     relation,
                     bound,
-                },
-                _ => Direct::General,
-            },
-            (Source::Hop(_), Test::In | Test::NotIn) => Direct::General,
+                }
+            }
+            _ => HopCheck::General(at),
         }
     }
 }
@@ -330,6 +326,8 @@ pub struct Guard {
     pub(crate) data: GuardData,
     /// One per data condition, in the same order.
     pub(crate) compiled: SmallVec<[Compiled; 4]>,
+    /// One per condition on a hop key, in order: how the predicate judges it.
+    pub(crate) hops: SmallVec<[HopCheck; 4]>,
     /// The distinct result fields the guard reads, in first-use order, each
     /// as the index of the first condition naming it.
     pub(crate) fields: SmallVec<[usize; 4]>,
@@ -412,32 +410,33 @@ impl Guard {
                 conditions: Vec::with_capacity(conditions),
             },
             compiled: SmallVec::new(),
+            hops: SmallVec::new(),
             fields: SmallVec::new(),
         }
     }
 
     fn push(&mut self, condition: Condition) {
-        let source = hop_key(&condition.key).map_or_else(
-            || {
+        let at = self.data.conditions.len();
+        let test = Test::of(condition.op, &condition.value);
+        let source = match hop_key(&condition.key) {
+            Some(hop) => {
+                self.hops
+                    .push(HopCheck::of(hop.read, test, &condition.value, at));
+                Source::Hop(hop.read)
+            }
+            None => {
                 let conditions = &self.data.conditions;
                 let known = self
                     .fields
                     .iter()
-                    .position(|&at| conditions[at].key == condition.key);
+                    .position(|&first| conditions[first].key == condition.key);
                 Source::Field(known.unwrap_or_else(|| {
-                    self.fields.push(conditions.len());
+                    self.fields.push(at);
                     self.fields.len() - 1
                 }))
-            },
-            Source::Hop,
-        );
-        let test = Test::of(condition.op, &condition.value);
-        let direct = Direct::of(source, test, &condition.value);
-        self.compiled.push(Compiled {
-            source,
-            test,
-            direct,
-        });
+            }
+        };
+        self.compiled.push(Compiled { source, test });
         self.data.conditions.push(condition);
     }
 

@@ -10,10 +10,10 @@ use serde::ser::{SerializeMap, Serializer};
 use skill_core::GuardView;
 use smallvec::SmallVec;
 
-use crate::compile::{Compiled, Direct, Guard, Source, Test};
+use crate::compile::{Compiled, Guard, HopCheck, Source, Test};
 use crate::data::{Condition, ConditionValue, GuardValue};
-use crate::hop::{HopKey, Read};
-use crate::js_value::{Bound, JsValue, summarize};
+use crate::hop::Read;
+use crate::js_value::{Bound, JsValue, Relation, summarize};
 use crate::result_fields::{Fields, read_fields_into};
 
 /// The evidence of one evaluation: the verdict and every condition judged.
@@ -84,55 +84,53 @@ impl Test {
 }
 
 /// The actual value a hop key reads.
-fn hop_value<'v>(view: &GuardView<'v>, hop: &HopKey) -> JsValue<'v> {
-    match hop.read {
-        Read::Text(read) => {
-            read(view).map_or(JsValue::Undefined, |s| JsValue::Str(Cow::Borrowed(s)))
-        }
-        Read::Number(read) => JsValue::Number(read(view)),
+fn hop_value<'v>(view: &GuardView<'v>, read: Read) -> JsValue<'v> {
+    match read {
+        Read::Text(key) => key
+            .read(view)
+            .map_or(JsValue::Undefined, |s| JsValue::Str(Cow::Borrowed(s))),
+        Read::Number(key) => JsValue::Number(key.read(view)),
     }
 }
 
-/// Whether a condition passes on the hop alone, judged as [`Direct`] says (a
-/// result field passes here: it is judged once the result is read).
-fn hop_passes(compiled: &Compiled, value: &ConditionValue, view: &GuardView<'_>) -> bool {
-    match (compiled.direct, value) {
-        (Direct::Text { read, equal }, ConditionValue::Scalar(GuardValue::String(expected))) => {
-            read(view).is_some_and(|text| same_text(text, expected)) == equal
-        }
-        (
-            Direct::Number {
-                read,
+impl Guard {
+    /// Whether a condition on a hop key passes, judged as its [`HopCheck`]
+    /// says.
+    #[inline]
+    fn hop_passes(&self, check: HopCheck, view: &GuardView<'_>) -> bool {
+        match check {
+            HopCheck::Text {
+                key,
+                equal,
+                expected,
+            } => key.read(view).is_some_and(|text| expected.matches(text)) == equal,
+            HopCheck::Number {
+                key,
                 relation,
                 bound,
-            },
-            _,
-        ) => read(view)
-            .partial_cmp(&bound)
-            .is_some_and(|ordering| relation.holds(ordering)),
-        (Direct::Field, _) => true,
-        _ => match compiled.source {
-            Source::Hop(hop) => compiled.test.passes(value, &hop_value(view, hop)),
-            Source::Field(_) => true,
-        },
+            } => {
+                let actual = key.read(view);
+                match relation {
+                    Relation::Gt => actual > bound,
+                    Relation::Gte => actual >= bound,
+                    Relation::Lt => actual < bound,
+                    Relation::Lte => actual <= bound,
+                }
+            }
+            HopCheck::General(at) => self.general_hop_passes(at, view),
+        }
     }
-}
 
-/// `a == b`, with the short texts hop keys hold (tool names, statuses, skill
-/// ids) compared in two overlapping eight-byte words instead of a call.
-fn same_text(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let words = |bytes: &[u8]| -> Option<(u64, u64)> {
-        let head = bytes.first_chunk::<8>()?;
-        let tail = bytes.last_chunk::<8>()?;
-        Some((u64::from_ne_bytes(*head), u64::from_ne_bytes(*tail)))
-    };
-    match (a.len() <= 16).then(|| words(a).zip(words(b))).flatten() {
-        Some((left, right)) => left == right,
-        None => a == b,
+    /// Whether hop condition `at` passes by JavaScript's general rules.
+    #[cold]
+    fn general_hop_passes(&self, at: usize, view: &GuardView<'_>) -> bool {
+        let pair = self.compiled.get(at).zip(self.data.conditions.get(at));
+        pair.is_some_and(|(compiled, condition)| match compiled.source {
+            Source::Hop(read) => compiled
+                .test
+                .passes(&condition.value, &hop_value(view, read)),
+            Source::Field(_) => false,
+        })
     }
 }
 
@@ -183,12 +181,12 @@ impl Guard {
     /// Conditions on hop keys are judged first, so a failing one answers
     /// without reading the result; the result is parsed at most once.
     pub fn test(&self, view: &GuardView<'_>) -> bool {
-        let hops_pass = self
-            .pairs()
-            .all(|(c, condition)| hop_passes(c, &condition.value, view));
-        if !hops_pass || self.fields.is_empty() {
-            return hops_pass;
-        }
+        self.hops.iter().all(|&check| self.hop_passes(check, view))
+            && (self.fields.is_empty() || self.fields_pass(view))
+    }
+
+    /// Whether every condition on a result field passes, the result read once.
+    fn fields_pass(&self, view: &GuardView<'_>) -> bool {
         let reading = Reading::new(self, view);
         self.pairs().all(|(c, condition)| match c.source {
             Source::Field(slot) => c.test.passes(&condition.value, reading.field(slot)),
@@ -223,8 +221,8 @@ impl Guard {
                         let actual = reading.field(slot);
                         (compiled.test.passes(value, actual), summarize(actual))
                     }
-                    Source::Hop(hop) => {
-                        let actual = hop_value(view, hop);
+                    Source::Hop(read) => {
+                        let actual = hop_value(view, read);
                         (compiled.test.passes(value, &actual), summarize(&actual))
                     }
                 };
@@ -248,25 +246,6 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-
-    #[test]
-    fn same_text_is_string_equality_at_every_length() {
-        let long = "abcdefghijklmnopqrstuvwxyz";
-        for len in 0..=long.len() {
-            let a = &long[..len];
-            let copy: String = a.chars().collect();
-            assert!(same_text(a, &copy));
-            for at in 0..len {
-                let mut b = a.as_bytes().to_vec();
-                b[at] = b'#';
-                let b = String::from_utf8(b).unwrap();
-                assert!(!same_text(a, &b), "{a:?} vs {b:?}");
-            }
-            if len > 0 {
-                assert!(!same_text(a, &long[..len - 1]));
-            }
-        }
-    }
 
     fn view(result: &str) -> GuardView<'_> {
         GuardView::new("lookup_order", result)
