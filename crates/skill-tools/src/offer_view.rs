@@ -5,7 +5,7 @@
 use serde::{Serialize, Serializer};
 use skill_core::{
     IdHashMap, IdHashSet, IdSet, MenuCandidate, ReadSkillOffer, Skill, TargetClass,
-    classify_target, exact_integer, spoken,
+    classify_target, exact_integer,
 };
 
 /// Which description the offer calls for.
@@ -241,6 +241,11 @@ pub fn offer_view<'a>(skills: &'a [Skill], offer: Option<&'a ReadSkillOffer>) ->
         .as_ref()
         .map(|m| m.candidates.as_slice())
         .unwrap_or_default();
+    let mut view = OfferView::empty(match (&offer.grantable, offer.tree_routed) {
+        (None, _) => OfferMode::Catalog,
+        (Some(_), true) => OfferMode::Tree,
+        (Some(_), false) => OfferMode::Graph,
+    });
     // What the offer says of each id, looked up once per skill: hidden,
     // grantable, a menu candidate, already described.
     let mut ids = Ids::new(skills.len(), offer, candidates);
@@ -249,12 +254,12 @@ pub fn offer_view<'a>(skills: &'a [Skill], offer: Option<&'a ReadSkillOffer>) ->
         .as_deref()
         .or_else(|| offer.menu.as_ref().and_then(|m| m.cursor_id.as_deref()));
     let cursor = named.filter(|id| !ids.flags(id).hidden());
-    let mut view = OfferView::empty(match (&offer.grantable, offer.tree_routed) {
-        (None, _) => OfferMode::Catalog,
-        (Some(_), true) => OfferMode::Tree,
-        (Some(_), false) => OfferMode::Graph,
-    });
-    let chosen = view.list(skills, cursor, &mut ids, candidates, offer.show_refusable);
+    let sizes = Sizes {
+        skills: skills.len(),
+        grantable: offer.grantable.as_ref().map_or(0, Vec::len),
+        refusable: view.mode == OfferMode::Graph && offer.show_refusable,
+    };
+    let chosen = view.list(skills, cursor, &mut ids, candidates, sizes);
     if view.mode == OfferMode::Catalog && view.catalog.is_empty() {
         return OfferView::empty(OfferMode::NoSkills);
     }
@@ -275,27 +280,44 @@ fn plain_catalog(skills: &[Skill]) -> OfferView<'_> {
     view
 }
 
+/// What sizes a view's lists from before they are filled.
+#[derive(Clone, Copy)]
+struct Sizes {
+    skills: usize,
+    /// How many ids the offer grants (the hops, unless ids repeat).
+    grantable: usize,
+    /// Whether graph mode lists the refusable skills.
+    refusable: bool,
+}
+
 impl<'a> OfferView<'a> {
     /// Fill the view's lists in one pass over the catalog, one lookup per
     /// skill, and answer which skill stands for each menu candidate: the
     /// last with its id, as a map built over the catalog would have it.
     ///
     /// Hops are gathered unfiltered (the hidden filter applies to what is
-    /// named, not to what the graph holds). Rows are described as they are
-    /// met: no id is both a hop and unreachable, so that is each list's
-    /// order.
+    /// named, not to what the graph holds): a hop that is hidden still means
+    /// something is reachable. Rows are described as they are met: no id is
+    /// both a hop and unreachable, so that is each list's order. Each list
+    /// is sized once from the offer, not grown by copying.
     fn list(
         &mut self,
         skills: &'a [Skill],
         cursor: Option<&str>,
         ids: &mut Ids<'a>,
         candidates: &[MenuCandidate],
-        show_refusable: bool,
+        sizes: Sizes,
     ) -> Vec<Option<&'a Skill>> {
         let mut chosen: Vec<Option<&Skill>> = vec![None; candidates.len()];
         let no_open: [&str; 0] = [];
-        let refusable = self.mode == OfferMode::Graph && show_refusable;
-        let mut hops = Vec::new();
+        let mut rows = Vec::with_capacity(match self.mode {
+            OfferMode::Catalog => sizes.skills,
+            _ => sizes.grantable,
+        });
+        if sizes.refusable {
+            self.refusable = Vec::with_capacity(sizes.skills.saturating_sub(sizes.grantable));
+        }
+        let mut any_hop = false;
         for skill in skills {
             let flags = ids.flags.entry(&skill.id).or_default();
             if flags.candidate() {
@@ -306,24 +328,28 @@ impl<'a> OfferView<'a> {
                 }
             }
             if self.mode == OfferMode::Catalog {
-                self.catalog.extend(flags.name(skill));
+                rows.extend(flags.name(skill));
                 continue;
             }
             match classify_target(cursor, &skill.id, Known(flags.grantable()), &no_open[..]) {
-                TargetClass::Hop => hops.push(flags.name(skill)),
-                TargetClass::Unreachable if refusable => self.refusable.extend(flags.name(skill)),
+                TargetClass::Hop => {
+                    any_hop = true;
+                    rows.extend(flags.name(skill));
+                }
+                TargetClass::Unreachable if sizes.refusable => {
+                    self.refusable.extend(flags.name(skill));
+                }
                 _ => {}
             }
         }
-        let hops = spoken(hops, Option::is_some);
-        let rows: Vec<Row<'a>> = hops.named.into_iter().flatten().collect();
         match self.mode {
+            OfferMode::Catalog => self.catalog = rows,
             OfferMode::Graph => {
                 self.reachable = rows;
-                self.nothing_reachable = !hops.held;
+                self.nothing_reachable = !any_hop;
             }
             OfferMode::Tree => self.tree_open = rows,
-            OfferMode::Catalog | OfferMode::NoSkills => {}
+            OfferMode::NoSkills => {}
         }
         chosen
     }
