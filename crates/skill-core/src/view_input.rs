@@ -1,7 +1,7 @@
 //! The guard view as a host, a file or a test vector writes it: owned, read
 //! from JSON, and lent to the guard as a [`GuardView`].
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::GuardView;
 
@@ -36,7 +36,7 @@ use crate::GuardView;
 /// assert!(serde_json::from_str::<GuardViewInput>(r#"{"tool": "x"}"#).is_err());
 /// # Ok::<(), serde_json::Error>(())
 /// ```
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GuardViewInput {
     /// The name of the tool that returned (empty when left out).
@@ -46,17 +46,23 @@ pub struct GuardViewInput {
     #[serde(default)]
     pub result: String,
     /// The status the tool's envelope declared, when it declared one.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
-    /// The iteration number; NaN when left out (see the type's notes).
-    #[serde(default = "missing_iteration")]
+    /// The iteration number; NaN when left out (see the type's notes), and
+    /// left out when written if NaN, so a written view reads back the same.
+    #[serde(default = "missing_iteration", skip_serializing_if = "is_nan")]
     pub iteration: f64,
     /// The user's message for this turn (empty when left out).
     #[serde(default)]
     pub user_message: String,
     /// The skill the cursor stands on, when there is one.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub current_skill_id: Option<String>,
+}
+
+/// Whether a written view leaves `iteration` out (serde passes a reference).
+fn is_nan(iteration: &f64) -> bool {
+    iteration.is_nan()
 }
 
 /// What a view that leaves `iteration` out reads (see [`GuardViewInput`]).
@@ -116,6 +122,18 @@ mod tests {
         assert!(view.iteration.is_nan());
         let nulls = read(r#"{"status":null,"currentSkillId":null}"#).expect("nulls");
         assert_eq!((nulls.status, nulls.current_skill_id), (None, None));
+    }
+
+    #[test]
+    fn a_written_view_reads_back_the_same() {
+        let whole = read(r#"{"toolName":"t","result":"{}","status":"success","iteration":2,"userMessage":"m","currentSkillId":"c"}"#)
+            .expect("a whole view");
+        let written = serde_json::to_string(&whole).expect("a view writes");
+        assert_eq!(read(&written).expect("it reads back"), whole);
+        let bare = read("{}").expect("an empty view");
+        let written = serde_json::to_string(&bare).expect("a view writes");
+        assert_eq!(written, r#"{"toolName":"","result":"","userMessage":""}"#);
+        assert!(read(&written).expect("it reads back").iteration.is_nan());
     }
 
     #[test]

@@ -46,6 +46,7 @@ mod js_value;
 mod result_fields;
 mod route;
 mod unsatisfiable;
+mod witness;
 
 pub use builder::GuardBuilder;
 pub use caption::{mermaid_caption, plain_caption};
@@ -58,6 +59,9 @@ pub use route::{
     RouteGuardError, RouteGuards,
 };
 pub use unsatisfiable::{Preconditions, Unsatisfiable, unsatisfiable};
+pub use witness::{
+    Examination, NearMiss, NoWitness, Redundancy, Setting, Witness, examine, witness,
+};
 
 /// JavaScript value semantics that guards reproduce, for callers that need
 /// to print or read values the same way.
