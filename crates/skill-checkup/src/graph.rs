@@ -4,7 +4,7 @@
 //! authoring, vocabulary and delivery checks on the skills as the map
 //! activates them.
 
-use skill_core::{IdHashMap, IdHashSet, Route, SkillMap};
+use skill_core::{IdHashSet, SkillMap};
 use skill_guard::{Guard, Preconditions, plain_caption, unsatisfiable};
 
 use crate::code::ProblemCode;
@@ -13,9 +13,12 @@ use crate::model_edge::model_edge_only;
 use crate::problem::{Checkup, Problem};
 use crate::problems_of;
 use crate::tool_names::unusable_tool_names;
+use crate::witnesses::{Routes, ambiguous_routes, dead_skills, redundant_conditions};
 
-/// Every problem of `map`, in this order: names, entries, guards, routes,
-/// reachability, skills only model edges lead into, tool names hosts
+/// Every problem of `map`, in this order: names, entries, guards,
+/// conditions that never decide their guard, self-loops, routes one tool
+/// result fires together (with that result), reachability, dead skills,
+/// skills only model edges lead into, tool names hosts
 /// refuse, tools a body names that other skills carry, then the skill checks
 /// (authoring, vocabularies, delivery) over the skills with the routing the
 /// map gives them.
@@ -36,10 +39,14 @@ use crate::tool_names::unusable_tool_names;
 /// ```
 pub fn check_map(map: &SkillMap) -> Checkup {
     let mut problems = Vec::new();
+    let judged = Routes::new(map);
     names(map, &mut problems);
     guards(map, &mut problems);
+    problems.extend(redundant_conditions(&judged));
     routes(map, &mut problems);
+    problems.extend(ambiguous_routes(&judged));
     reachability(map, &mut problems);
+    problems.extend(dead_skills(&judged));
     problems.extend(model_edge_only(map));
     problems.extend(unusable_tool_names(&map.skills));
     problems.extend(body_foreign_tools(&map.skills));
@@ -122,18 +129,6 @@ fn guards(map: &SkillMap, problems: &mut Vec<Problem>) {
     }
 }
 
-/// Whether two deterministic routes' preconditions exclude each other:
-/// different exact tools, or disjoint status lists. Guards are not compared.
-fn exclusive(a: &Route, b: &Route) -> bool {
-    let tools_differ =
-        matches!((&a.on_tool_return, &b.on_tool_return), (Some(x), Some(y)) if x != y);
-    let statuses_disjoint = matches!(
-        (&a.on_tool_status, &b.on_tool_status),
-        (Some(x), Some(y)) if !x.iter().any(|s| y.contains(s))
-    );
-    tools_differ || statuses_disjoint
-}
-
 fn routes(map: &SkillMap, problems: &mut Vec<Problem>) {
     for route in map.routes.iter().filter(|r| r.from == r.to) {
         let message = format!(
@@ -143,38 +138,6 @@ fn routes(map: &SkillMap, problems: &mut Vec<Problem>) {
         );
         problems
             .push(Problem::new(ProblemCode::SelfLoop, message).about_route(&route.from, &route.to));
-    }
-    // Deterministic routes grouped by source, each group in declaration
-    // order; each route is paired with the later ones of its group.
-    let mut groups: IdHashMap<&str, Vec<&Route>> = IdHashMap::default();
-    for route in map.routes.iter().filter(|r| r.is_deterministic()) {
-        groups.entry(route.from.as_str()).or_default().push(route);
-    }
-    let mut position: IdHashMap<&str, usize> = IdHashMap::default();
-    for first in map.routes.iter().filter(|r| r.is_deterministic()) {
-        let at = position.entry(first.from.as_str()).or_default();
-        *at += 1;
-        let later = groups
-            .get(first.from.as_str())
-            .map_or(&[][..], |group| &group[*at..]);
-        for second in later {
-            if exclusive(first, second) {
-                continue;
-            }
-            let message = format!(
-                "Routes {} and {} both leave \"{}\" and nothing in their preconditions keeps them apart (neither \
-                 different `on_tool_return` tools nor disjoint `on_tool_status` lists), so when both could fire the \
-                 earlier one wins by declaration order alone. Guards are not compared. If that order is intended, \
-                 say so with preconditions that exclude each other; otherwise reorder or merge the routes.",
-                first.name(),
-                second.name(),
-                first.from
-            );
-            problems.push(
-                Problem::new(ProblemCode::AmbiguousRoutes, message)
-                    .about_route(&second.from, &second.to),
-            );
-        }
     }
 }
 
@@ -249,10 +212,8 @@ mod tests {
                 ("guard-unsatisfiable", None, s("triage"), s("refunds")),
                 ("guard-refused", None, s("triage"), s("vault")),
                 ("self-loop", None, s("refunds"), s("refunds")),
-                ("ambiguous-routes", None, s("triage"), s("vault")),
-                ("ambiguous-routes", None, s("triage"), s("vault")),
-                ("ambiguous-routes", None, s("triage"), s("vault")),
                 ("unreachable-skill", s("audit"), None, None),
+                ("dead-skill", s("refunds"), None, None),
                 ("tool-only-delivered-nowhere", None, None, None),
             ]
         );
@@ -271,6 +232,68 @@ mod tests {
             ]
         }));
         assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn routes_are_ambiguous_only_when_one_result_fires_both() {
+        let map: SkillMap = serde_json::from_value(json!({
+            "skills": [{"id": "a"}, {"id": "b"}, {"id": "c"}, {"id": "d"}],
+            "entries": ["a"],
+            "routes": [
+                {"from": "a", "to": "b", "guard": {"score": {"gte": 5}}},
+                {"from": "a", "to": "c", "guard": {"score": {"lt": 5}}},
+                {"from": "a", "to": "d", "guard": {"tier": {"eq": "gold"}}}
+            ]
+        }))
+        .unwrap();
+        let checkup = check_map(&map);
+        let ambiguous: Vec<&Problem> = checkup
+            .problems
+            .iter()
+            .filter(|p| p.code() == ProblemCode::AmbiguousRoutes)
+            .collect();
+        assert_eq!(ambiguous.len(), 1, "{:?}", checkup.problems);
+        assert_eq!(ambiguous[0].route(), Some(("a", "d")));
+        let shown = ambiguous[0].witness().expect("the result that fires both");
+        let both =
+            skill_guard::Guard::compile(&json!({"score": {"gte": 5}, "tier": {"eq": "gold"}}));
+        assert!(both.unwrap().test(&shown.view()));
+        let json = serde_json::to_value(ambiguous[0]).unwrap();
+        assert_eq!(json["witness"]["currentSkillId"], "a");
+    }
+
+    #[test]
+    fn a_condition_that_never_decides_is_named_with_its_cause() {
+        let found = check_map(
+            &serde_json::from_value(json!({
+                "skills": [{"id": "a"}, {"id": "b"}], "entries": ["a"],
+                "routes": [{"from": "a", "to": "b", "guard": {"score": {"gt": 5, "gte": 3}}}]
+            }))
+            .unwrap(),
+        );
+        assert_eq!(found.problems.len(), 1);
+        let problem = &found.problems[0];
+        assert_eq!(problem.code(), ProblemCode::RedundantCondition);
+        assert!(problem.message().contains("`score ≥ 3`"));
+        assert!(problem.message().contains("whatever passes `score > 5`"));
+    }
+
+    #[test]
+    fn dead_skills_carry_the_chain_of_dead_routes() {
+        let found = codes(json!({
+            "skills": [{"id": "a"}, {"id": "b"}, {"id": "c"}], "entries": ["a"],
+            "routes": [
+                {"from": "a", "to": "b", "guard": {"n": {"gt": 1, "lt": 2, "in": [1, 2, "3"]}}},
+                {"from": "b", "to": "c", "on_tool_return": "t"}
+            ]
+        }));
+        assert_eq!(
+            found,
+            [
+                ("dead-skill", s("b"), None, None),
+                ("dead-skill", s("c"), None, None)
+            ]
+        );
     }
 
     #[test]

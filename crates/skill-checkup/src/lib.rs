@@ -39,6 +39,7 @@ mod model_edge;
 mod problem;
 mod tool_names;
 mod vocabulary;
+mod witnesses;
 
 pub use authoring::{
     AuthoringError, AuthoringFault, Vocabulary, VocabularyError, assert_kinds, assert_vocabulary,

@@ -7,6 +7,8 @@ use std::sync::Arc;
 use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
 
+use skill_core::GuardViewInput;
+
 use crate::code::ProblemCode;
 
 /// How bad a problem is.
@@ -61,6 +63,8 @@ pub struct Problem {
     kind: Span,
     from: Span,
     to: Span,
+    /// The tool result that shows the problem (`ambiguous-routes`).
+    witness: Option<Box<GuardViewInput>>,
 }
 
 /// Where a located field's text is in its problem's `text`. An absent field
@@ -97,7 +101,20 @@ impl Problem {
             kind: Span::ABSENT,
             from: Span::ABSENT,
             to: Span::ABSENT,
+            witness: None,
         }
+    }
+
+    /// The same problem, shown by `view`: the tool result (with its hop)
+    /// that makes it happen.
+    pub fn shown_by(mut self, view: GuardViewInput) -> Self {
+        self.witness = Some(Box::new(view));
+        self
+    }
+
+    /// The tool result that shows the problem, when one does.
+    pub fn witness(&self) -> Option<&GuardViewInput> {
+        self.witness.as_deref()
     }
 
     /// The same problem, its message ending with `paragraph` (after a space),
@@ -285,15 +302,17 @@ impl PartialEq for Problem {
             && self.tool() == other.tool()
             && self.kind() == other.kind()
             && self.route() == other.route()
+            && self.witness == other.witness
     }
 }
 
 impl Eq for Problem {}
 
 impl Serialize for Problem {
-    /// `{ severity, code, message, skill?, step?, tool?, kind?, from?, to? }`.
+    /// `{ severity, code, message, skill?, step?, tool?, kind?, from?, to?,
+    /// witness? }`.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = serializer.serialize_struct("Problem", 9)?;
+        let mut out = serializer.serialize_struct("Problem", 10)?;
         out.serialize_field("severity", &self.severity())?;
         out.serialize_field("code", &self.code)?;
         out.serialize_field("message", &self.message())?;
@@ -304,6 +323,7 @@ impl Serialize for Problem {
         optional(&mut out, "kind", self.kind())?;
         optional(&mut out, "from", from)?;
         optional(&mut out, "to", to)?;
+        optional(&mut out, "witness", self.witness())?;
         out.end()
     }
 }

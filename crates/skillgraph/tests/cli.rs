@@ -98,7 +98,14 @@ fn a_contradictory_guard_is_an_error() {
         r#"{"skills": [{"id": "a"}, {"id": "b"}], "entries": ["a"],
             "routes": [{"from": "a", "to": "b", "guard": {"score": {"gt": 5, "lt": 3}}}]}"#,
     );
-    assert_eq!((code, codes), (1, vec!["guard-unsatisfiable".to_owned()]));
+    // b's only way in is that route, so b is dead too.
+    assert_eq!(
+        (code, codes),
+        (
+            1,
+            vec!["guard-unsatisfiable".to_owned(), "dead-skill".to_owned()]
+        )
+    );
 }
 
 #[test]
@@ -154,7 +161,10 @@ fn a_refused_guard_is_an_error_and_route_refuses_the_map() {
     let map = r#"{"skills": [{"id": "a"}, {"id": "b"}], "entries": ["a"],
                   "routes": [{"from": "a", "to": "b", "guard": {"score": {"gle": 1}}}]}"#;
     let (code, codes) = check_codes(map);
-    assert_eq!((code, codes), (1, vec!["guard-refused".to_owned()]));
+    assert_eq!(
+        (code, codes),
+        (1, vec!["guard-refused".to_owned(), "dead-skill".to_owned()])
+    );
     let dir = scratch("refused-route");
     let file = write(&dir, "skillmap.json", map);
     let results = write(
