@@ -205,26 +205,32 @@ pub(crate) fn dead_skills(routes: &Routes<'_>) -> Vec<Problem> {
         .into_iter()
         .map(|s| s.id.as_str())
         .collect();
+    let mut outgoing: IdHashMap<&str, Vec<usize>> = IdHashMap::default();
+    let mut incoming: IdHashMap<&str, Vec<usize>> = IdHashMap::default();
+    for (index, route) in map.routes.iter().enumerate() {
+        outgoing.entry(route.from.as_str()).or_default().push(index);
+        if route.from != route.to {
+            incoming.entry(route.to.as_str()).or_default().push(index);
+        }
+    }
+    // The skills the cursor can stand on: the entries and open skills, then
+    // the targets of live routes out of them, breadth first.
     let mut live: IdHashSet<&str> = map.entries.iter().map(String::as_str).collect();
     live.extend(open.iter().copied());
-    loop {
-        let before = live.len();
-        for (index, route) in map.routes.iter().enumerate() {
-            if live.contains(route.from.as_str()) && !routes.is_dead(index) {
-                live.insert(route.to.as_str());
+    let mut queue: Vec<&str> = live.iter().copied().collect();
+    while let Some(from) = queue.pop() {
+        for &index in outgoing.get(from).map_or(&[][..], Vec::as_slice) {
+            let to = map.routes[index].to.as_str();
+            if !routes.is_dead(index) && live.insert(to) {
+                queue.push(to);
             }
-        }
-        if live.len() == before {
-            break;
         }
     }
     let known: IdHashSet<&str> = map.skills.iter().map(|s| s.id.as_str()).collect();
     let mut problems = Vec::new();
     for skill in &map.skills {
         let id = skill.id.as_str();
-        let ins: Vec<usize> = (0..map.routes.len())
-            .filter(|&i| map.routes[i].to == id && map.routes[i].from != id)
-            .collect();
+        let ins = incoming.get(id).map_or(&[][..], Vec::as_slice);
         if live.contains(id) || unreachable.contains(id) || ins.is_empty() {
             continue;
         }
