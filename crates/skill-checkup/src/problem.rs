@@ -2,7 +2,7 @@
 //! check, never only the first.
 
 use std::fmt::{self, Write};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
@@ -43,21 +43,23 @@ impl fmt::Display for Severity {
 /// and located with the `about_*`/`at_*` builders; it is read, never
 /// changed, through its accessors.
 ///
-/// A check can report thousands of problems, so a problem keeps all of its
-/// own text in one string: its message's own sentences, then the text of
-/// each located field that the sentences do not already hold, which the
-/// field finds by its span. A paragraph that every problem of a check ends
-/// with is composed once and shared.
+/// A check can report thousands of problems, so a problem's message and
+/// located fields are spans of a text: its own, or one that every problem of
+/// a check shares, written sentence after sentence by the check and shared
+/// when it is whole. A clone shares the text.
+///
+/// Spans are 32-bit, so a text holds at most `u32::MAX` bytes (4 GiB): a
+/// longer message is cut at the last character that fits, a located field
+/// that would end past it is absent, and a step past `u32::MAX` is absent.
 #[derive(Debug, Clone)]
 pub struct Problem {
     code: ProblemCode,
-    /// The message's own sentences (up to `own_end`), then the located
-    /// fields' text.
-    text: String,
-    own_end: usize,
-    /// The paragraph the message ends with, shared with other problems.
-    shared: Option<Arc<str>>,
-    step: Option<usize>,
+    /// Set once: a check's text is filled when the check has written it all.
+    text: Arc<OnceLock<String>>,
+    /// The message's own sentences, then the paragraph it ends with.
+    own: Span,
+    ending: Span,
+    step: Option<u32>,
     skill: Span,
     tool: Span,
     kind: Span,
@@ -67,34 +69,54 @@ pub struct Problem {
     witness: Option<Box<GuardViewInput>>,
 }
 
-/// Where a located field's text is in its problem's `text`. An absent field
-/// is [`Span::ABSENT`], whose range is empty backwards and so reads as none:
+/// Where a part of a problem is in its text. An absent part is
+/// [`Span::ABSENT`], whose range is empty backwards and so reads as none:
 /// a span without an `Option` around it is a third smaller, and a check can
 /// report thousands of problems.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Span {
-    start: usize,
-    end: usize,
+pub(crate) struct Span {
+    start: u32,
+    end: u32,
 }
 
 impl Span {
     const ABSENT: Span = Span {
-        start: usize::MAX,
+        start: u32::MAX,
         end: 0,
     };
+
+    /// The span `start..end`, absent when it does not fit in 32 bits.
+    fn new(start: usize, end: usize) -> Span {
+        match (u32::try_from(start), u32::try_from(end)) {
+            (Ok(start), Ok(end)) => Span { start, end },
+            _ => Span::ABSENT,
+        }
+    }
+
+    fn of(self, text: &str) -> Option<&str> {
+        text.get(self.start as usize..self.end as usize)
+    }
 }
+
+/// The most bytes a text holds, so that every span of it fits in 32 bits.
+const TEXT_LIMIT: usize = u32::MAX as usize;
 
 impl Problem {
     /// A problem with no location yet; its severity is its code's. Give
     /// `message` room for the located fields' text to spare their own
     /// allocations.
     pub fn new(code: ProblemCode, message: impl Into<String>) -> Self {
-        let text = message.into();
+        let mut text = message.into();
+        if text.len() > TEXT_LIMIT {
+            // The last character boundary at or before the limit (0 is one).
+            let end = (0..=TEXT_LIMIT).rev().find(|&at| text.is_char_boundary(at));
+            text.truncate(end.unwrap_or_default());
+        }
         Problem {
             code,
-            own_end: text.len(),
-            text,
-            shared: None,
+            own: Span::new(0, text.len()),
+            text: Arc::new(OnceLock::from(text)),
+            ending: Span::ABSENT,
             step: None,
             skill: Span::ABSENT,
             tool: Span::ABSENT,
@@ -117,10 +139,9 @@ impl Problem {
         self.witness.as_deref()
     }
 
-    /// The same problem, its message ending with `paragraph` (after a space),
-    /// a paragraph that many problems share.
-    pub fn ending_with(mut self, paragraph: Arc<str>) -> Self {
-        self.shared = Some(paragraph);
+    /// The same problem, its message ending with `paragraph` (after a space).
+    pub fn ending_with(mut self, paragraph: impl AsRef<str>) -> Self {
+        self.ending = self.keep(paragraph.as_ref());
         self
     }
 
@@ -132,7 +153,7 @@ impl Problem {
 
     /// The same problem, in step `step` (one-based) of its skill.
     pub fn at_step(mut self, step: usize) -> Self {
-        self.step = Some(step);
+        self.step = u32::try_from(step).ok();
         self
     }
 
@@ -155,18 +176,22 @@ impl Problem {
         self
     }
 
-    /// Append a located field's text; where it is.
+    /// Append a located field's text (to a text of this problem's own:
+    /// a shared one is copied first); where it is.
     fn keep(&mut self, field: &str) -> Span {
-        let start = self.text.len();
-        self.text.push_str(field);
-        Span {
-            start,
-            end: self.text.len(),
+        let Some(text) = Arc::make_mut(&mut self.text).get_mut() else {
+            return Span::ABSENT;
+        };
+        let start = text.len();
+        let span = Span::new(start, start.saturating_add(field.len()));
+        if span != Span::ABSENT {
+            text.push_str(field);
         }
+        span
     }
 
     fn field(&self, span: Span) -> Option<&str> {
-        self.text.get(span.start..span.end)
+        span.of(self.text.get()?)
     }
 
     /// Error or warning, as the code says.
@@ -182,8 +207,8 @@ impl Problem {
     /// The whole explanation, in sentences.
     pub fn message(&self) -> Message<'_> {
         Message {
-            own: self.text.get(..self.own_end).unwrap_or_default(),
-            shared: self.shared.as_deref(),
+            own: self.field(self.own).unwrap_or_default(),
+            shared: self.field(self.ending),
         }
     }
 
@@ -194,7 +219,7 @@ impl Problem {
 
     /// The step (one-based) within the skill.
     pub fn step(&self) -> Option<usize> {
-        self.step
+        self.step.map(|step| step as usize)
     }
 
     /// The tool the step runs.
@@ -218,26 +243,83 @@ impl Problem {
     }
 }
 
-/// A problem's own sentence as a check writes it, part by part, noting
-/// where the located fields fall in it: the problem then finds each field
-/// in its sentence and keeps no second copy of its text.
-#[derive(Debug)]
-pub(crate) struct Draft {
-    text: String,
-    skill: Span,
-    tool: Span,
-    kind: Span,
+/// Where a sentence and its located fields fall in a sheet's text.
+#[derive(Debug, Clone, Copy)]
+struct Sentence {
+    start: usize,
+    skill: (usize, usize),
+    tool: (usize, usize),
+    kind: (usize, usize),
 }
 
-impl Draft {
-    /// An empty sentence with room for `capacity` bytes.
-    pub(crate) fn with_capacity(capacity: usize) -> Self {
-        Draft {
-            text: String::with_capacity(capacity),
-            skill: Span::ABSENT,
-            tool: Span::ABSENT,
-            kind: Span::ABSENT,
+impl Sentence {
+    const NOWHERE: (usize, usize) = (usize::MAX, 0);
+
+    fn at(start: usize) -> Self {
+        let nowhere = Sentence::NOWHERE;
+        Sentence {
+            start,
+            skill: nowhere,
+            tool: nowhere,
+            kind: nowhere,
         }
+    }
+}
+
+/// The problems of one check and one code, written into one text they all
+/// share: first the paragraphs their messages end with, then each problem's
+/// own sentence, part by part, noting where its located fields fall. Ten
+/// thousand warnings are then one text and one vector, not ten thousand
+/// allocations, and the problems find their fields in their sentences.
+///
+/// A text that would pass the 32-bit limit of its spans is closed and a new
+/// one begun, starting with the same paragraphs.
+#[derive(Debug)]
+pub(crate) struct Sheet {
+    code: ProblemCode,
+    /// The cell the current text goes into when it is closed; the problems
+    /// written on it hold it already.
+    cell: Arc<OnceLock<String>>,
+    text: String,
+    /// The length of the paragraphs at the head of every text.
+    paragraphs: usize,
+    sentence: Sentence,
+    limit: usize,
+    problems: Vec<Problem>,
+}
+
+impl Sheet {
+    /// A sheet of problems of `code`, room for `count` of them, its text
+    /// beginning with `paragraphs`; where each paragraph is.
+    pub(crate) fn new(code: ProblemCode, paragraphs: &[&str], count: usize) -> (Self, Vec<Span>) {
+        Sheet::with_limit(code, paragraphs, count, TEXT_LIMIT)
+    }
+
+    fn with_limit(
+        code: ProblemCode,
+        paragraphs: &[&str],
+        count: usize,
+        limit: usize,
+    ) -> (Self, Vec<Span>) {
+        let mut text = String::new();
+        let spans = paragraphs
+            .iter()
+            .map(|paragraph| {
+                let start = text.len();
+                text.push_str(paragraph);
+                Span::new(start, text.len())
+            })
+            .collect();
+        let sheet = Sheet {
+            code,
+            cell: Arc::new(OnceLock::new()),
+            paragraphs: text.len(),
+            sentence: Sentence::at(text.len()),
+            text,
+            limit,
+            problems: Vec::with_capacity(count),
+        };
+        (sheet, spans)
     }
 
     /// Write `part`, which locates nothing.
@@ -255,39 +337,84 @@ impl Draft {
 
     /// Write `skill`, the skill the problem is about.
     pub(crate) fn skill(&mut self, skill: &str) -> &mut Self {
-        self.skill = self.mark(skill);
+        self.sentence.skill = self.mark(skill);
         self
     }
 
     /// Write `tool`, the tool the problem is about.
     pub(crate) fn tool(&mut self, tool: &str) -> &mut Self {
-        self.tool = self.mark(tool);
+        self.sentence.tool = self.mark(tool);
         self
     }
 
     /// Write `kind`, the artifact kind the problem is about.
     pub(crate) fn kind(&mut self, kind: &str) -> &mut Self {
-        self.kind = self.mark(kind);
+        self.sentence.kind = self.mark(kind);
         self
     }
 
-    fn mark(&mut self, field: &str) -> Span {
+    fn mark(&mut self, field: &str) -> (usize, usize) {
         let start = self.text.len();
         self.say(field);
-        Span {
-            start,
-            end: self.text.len(),
+        (start, self.text.len())
+    }
+
+    /// The problem whose own sentence is the one just written, in `step`
+    /// (if any), its message ending with the paragraph at `ending`.
+    pub(crate) fn finish(&mut self, step: Option<usize>, ending: Span) {
+        if self.text.len() > self.limit && self.sentence.start > self.paragraphs {
+            self.turn_page();
+        }
+        let sentence = self.sentence;
+        let span = |(start, end)| Span::new(start, end);
+        self.problems.push(Problem {
+            code: self.code,
+            text: Arc::clone(&self.cell),
+            own: Span::new(sentence.start, self.text.len()),
+            ending,
+            step: step.and_then(|step| u32::try_from(step).ok()),
+            skill: span(sentence.skill),
+            tool: span(sentence.tool),
+            kind: span(sentence.kind),
+            from: Span::ABSENT,
+            to: Span::ABSENT,
+            witness: None,
+        });
+        self.sentence = Sentence::at(self.text.len());
+    }
+
+    /// Close the text before the sentence being written, and begin a new
+    /// one with the paragraphs and that sentence.
+    fn turn_page(&mut self) {
+        let start = self.sentence.start;
+        let mut next = String::with_capacity(self.text.capacity());
+        next.push_str(self.text.get(..self.paragraphs).unwrap_or_default());
+        next.push_str(self.text.get(start..).unwrap_or_default());
+        self.text.truncate(start);
+        self.close(next);
+        let moved = start - self.paragraphs;
+        let back = |(start, end): (usize, usize)| (start - moved, end - moved);
+        let sentence = &mut self.sentence;
+        sentence.start = self.paragraphs;
+        for field in [&mut sentence.skill, &mut sentence.tool, &mut sentence.kind] {
+            if *field != Sentence::NOWHERE {
+                *field = back(*field);
+            }
         }
     }
 
-    /// The problem `code` with this sentence for its own, located where the
-    /// sentence names its fields.
-    pub(crate) fn into_problem(self, code: ProblemCode) -> Problem {
-        let mut problem = Problem::new(code, self.text);
-        problem.skill = self.skill;
-        problem.tool = self.tool;
-        problem.kind = self.kind;
-        problem
+    /// Put the current text in its cell, and begin `next` in a new cell.
+    fn close(&mut self, next: String) {
+        let text = std::mem::replace(&mut self.text, next);
+        // The current cell is filled only here, then replaced.
+        let _ = self.cell.set(text);
+        self.cell = Arc::new(OnceLock::new());
+    }
+
+    /// Every problem written, in order.
+    pub(crate) fn into_problems(mut self) -> Vec<Problem> {
+        self.close(String::new());
+        self.problems
     }
 }
 
@@ -501,35 +628,83 @@ mod tests {
         assert_eq!(alone.message().to_string(), "Shared.");
     }
 
-    #[test]
-    fn a_draft_finds_its_fields_in_its_sentence() {
-        let mut draft = Draft::with_capacity(0);
-        draft
+    /// Writes the step sentence of the vocabulary check for `skill`.
+    fn write_step(sheet: &mut Sheet, skill: &str, ending: Span) {
+        sheet
             .say("Step ")
             .say_number(12)
             .say(" of \"")
-            .skill("s")
+            .skill(skill)
             .say("\" runs '")
             .tool("")
             .say("' for '")
             .kind("k/1")
             .say("'.");
-        let drafted = draft.into_problem(ProblemCode::SelfLoop).at_step(12);
-        assert_eq!(
-            drafted.message().to_string(),
-            "Step 12 of \"s\" runs '' for 'k/1'."
-        );
+        sheet.finish(Some(12), ending);
+    }
+
+    #[test]
+    fn a_sheet_finds_its_fields_in_its_sentences() {
+        let (mut sheet, paragraphs) = Sheet::new(ProblemCode::SelfLoop, &["Shared."], 2);
+        write_step(&mut sheet, "s", paragraphs[0]);
+        sheet.say("Plain.").finish(None, Span::ABSENT);
+        let problems = sheet.into_problems();
         let built = Problem::new(ProblemCode::SelfLoop, "Step 12 of \"s\" runs '' for 'k/1'.")
             .at_step(12)
             .about_skill("s")
             .about_tool("")
-            .about_kind("k/1");
-        assert_eq!(drafted, built);
+            .about_kind("k/1")
+            .ending_with("Shared.");
+        assert_eq!(problems[0], built);
         assert_eq!(
-            serde_json::to_string(&drafted).unwrap(),
+            problems[0].message().to_string(),
+            "Step 12 of \"s\" runs '' for 'k/1'. Shared."
+        );
+        assert_eq!(
+            serde_json::to_string(&problems[0]).unwrap(),
             serde_json::to_string(&built).unwrap()
         );
-        assert_eq!(drafted.route(), None);
+        assert_eq!(problems[0].route(), None);
+        assert_eq!(problems[1], Problem::new(ProblemCode::SelfLoop, "Plain."));
+        assert_eq!(problems[1].skill(), None);
+    }
+
+    #[test]
+    fn a_full_text_is_closed_and_a_new_one_begun_with_the_paragraphs() {
+        let (mut sheet, paragraphs) = Sheet::with_limit(ProblemCode::SelfLoop, &["P."], 3, 60);
+        for skill in ["a", "bb", "ccc"] {
+            write_step(&mut sheet, skill, paragraphs[0]);
+        }
+        let problems = sheet.into_problems();
+        // Two sentences (36 bytes and more each) pass 60: one text each.
+        assert!(!Arc::ptr_eq(&problems[0].text, &problems[1].text));
+        assert!(!Arc::ptr_eq(&problems[1].text, &problems[2].text));
+        for (problem, skill) in problems.iter().zip(["a", "bb", "ccc"]) {
+            let sentence = format!("Step 12 of \"{skill}\" runs '' for 'k/1'.");
+            assert_eq!(problem.text.get(), Some(&format!("P.{sentence}")));
+            assert_eq!(problem.skill(), Some(skill));
+            assert_eq!((problem.tool(), problem.kind()), (Some(""), Some("k/1")));
+            assert_eq!(problem.message().to_string(), format!("{sentence} P."));
+        }
+    }
+
+    #[test]
+    fn a_shared_text_is_copied_before_a_field_is_added() {
+        let (mut sheet, paragraphs) = Sheet::new(ProblemCode::SelfLoop, &["Shared."], 2);
+        write_step(&mut sheet, "s", paragraphs[0]);
+        write_step(&mut sheet, "t", paragraphs[0]);
+        let problems = sheet.into_problems();
+        let routed = problems[0].clone().about_route("x", "y");
+        assert_eq!(routed.route(), Some(("x", "y")));
+        assert_eq!(problems[0].route(), None);
+        assert_eq!(problems[1].skill(), Some("t"));
+        assert_eq!(routed.message(), problems[0].message());
+    }
+
+    #[test]
+    fn a_problem_is_small() {
+        // 80 bytes of text and spans, and one pointer for an ambiguity's witness.
+        assert!(std::mem::size_of::<Problem>() <= 88);
     }
 
     #[test]

@@ -2,12 +2,10 @@
 //! a consumer claims to need? A warning per unsatisfied kind, never an error,
 //! because the check reads declarations only.
 
-use std::sync::Arc;
-
 use skill_core::{IdHashSet, Skill};
 
 use crate::code::ProblemCode;
-use crate::problem::{Draft, Problem};
+use crate::problem::{Problem, Sheet, Span};
 
 /// What every warning says about the limits of the check.
 const BOUNDARY: &str = "This check reads declarations only. It cannot see a tool that makes an \
@@ -37,7 +35,7 @@ pub fn check_vocabularies(skills: &[Skill]) -> Vec<Problem> {
         check.own_consumes(skill);
         check.steps(skill);
     }
-    check.problems
+    check.sheet.into_problems()
 }
 
 /// The second walk of the check: what the agent produces, the paragraphs
@@ -45,17 +43,18 @@ pub fn check_vocabularies(skills: &[Skill]) -> Vec<Problem> {
 struct Check<'a> {
     /// Every kind any skill or step declares it produces.
     produced: IdHashSet<&'a str>,
-    /// The paragraph that ends every warning about a skill's own `consumes`,
-    /// and the one that ends every warning about a step's: why nothing
-    /// satisfies the kind, what is produced, what the check cannot see.
-    /// Each is composed once per check and shared by its warnings.
-    skill_tail: Arc<str>,
-    step_tail: Arc<str>,
+    /// Where the paragraph is that ends every warning about a skill's own
+    /// `consumes`, and the one that ends every warning about a step's: why
+    /// nothing satisfies the kind, what is produced, what the check cannot
+    /// see. Each is written once, at the head of the warnings' text.
+    skill_tail: Span,
+    step_tail: Span,
     /// The kinds the current skill's tools `want`. A skill's set is a
     /// handful of kinds, so a scan beats hashing; the vector is reused from
     /// skill to skill.
     wants: Vec<&'a str>,
-    problems: Vec<Problem>,
+    /// The warnings so far, written into the text they share.
+    sheet: Sheet,
 }
 
 impl<'a> Check<'a> {
@@ -77,12 +76,14 @@ impl<'a> Check<'a> {
             return None;
         }
         let (skill_tail, step_tail) = tails(&produced);
+        let code = ProblemCode::ArtifactKindUnsatisfied;
+        let (sheet, tails) = Sheet::new(code, &[&skill_tail, &step_tail], most);
         Some(Check {
             produced,
-            skill_tail,
-            step_tail,
+            skill_tail: tails[0],
+            step_tail: tails[1],
             wants: Vec::new(),
-            problems: Vec::with_capacity(most),
+            sheet,
         })
     }
 
@@ -96,15 +97,13 @@ impl<'a> Check<'a> {
             if self.produced.contains(kind) || self.wants.contains(&kind) {
                 continue;
             }
-            // The sentence's fixed words are 21 bytes.
-            let mut own = Draft::with_capacity(21 + skill.id.len() + kind.len());
-            own.say("Skill \"")
+            self.sheet
+                .say("Skill \"")
                 .skill(&skill.id)
                 .say("\" consumes '")
                 .kind(kind)
-                .say("'.");
-            let problem = unsatisfied(own, &self.skill_tail);
-            self.problems.push(problem);
+                .say("'.")
+                .finish(None, self.skill_tail);
         }
     }
 
@@ -124,11 +123,8 @@ impl<'a> Check<'a> {
                     continue;
                 }
                 let number = index + 1;
-                // The sentence's fixed words are 40 bytes, then the number.
-                let digits = number.ilog10() as usize + 1;
-                let located = skill.id.len() + kind.len() + step.tool.len();
-                let mut own = Draft::with_capacity(40 + digits + located);
-                own.say("Step ")
+                self.sheet
+                    .say("Step ")
                     .say_number(number)
                     .say(" of skill \"")
                     .skill(&skill.id)
@@ -136,9 +132,8 @@ impl<'a> Check<'a> {
                     .tool(&step.tool)
                     .say("') consumes '")
                     .kind(kind)
-                    .say("'.");
-                let problem = unsatisfied(own, &self.step_tail).at_step(number);
-                self.problems.push(problem);
+                    .say("'.")
+                    .finish(Some(number), self.step_tail);
             }
         }
     }
@@ -149,17 +144,10 @@ fn kinds(list: &Option<Vec<String>>) -> impl Iterator<Item = &str> {
     list.iter().flatten().map(String::as_str)
 }
 
-/// The warning, in `own` sentence (which names the skill and the kind) and
-/// `tail`, that nothing satisfies a consumed kind.
-fn unsatisfied(own: Draft, tail: &Arc<str>) -> Problem {
-    own.into_problem(ProblemCode::ArtifactKindUnsatisfied)
-        .ending_with(Arc::clone(tail))
-}
-
 /// The paragraphs that end a warning about a skill's own `consumes` and one
 /// about a step's: why nothing satisfies the kind, what is produced, what
 /// the check cannot see.
-fn tails(produced: &IdHashSet<&str>) -> (Arc<str>, Arc<str>) {
+fn tails(produced: &IdHashSet<&str>) -> (String, String) {
     let clause = produced_clause(produced);
     let skill_tail = format!(
         "No skill and no step on this agent declares that it produces it, and none of the skill's tools \
@@ -171,7 +159,7 @@ fn tails(produced: &IdHashSet<&str>) -> (Arc<str>, Arc<str>) {
          no skill on this agent, and the skill does not list it in its own `consumes` (which is how a step \
          says the kind arrives from outside). {clause} {BOUNDARY}"
     );
-    (Arc::from(skill_tail), Arc::from(step_tail))
+    (skill_tail, step_tail)
 }
 
 /// The sentence naming what the agent does declare it produces: a check is
