@@ -726,7 +726,9 @@ mod tests {
     }
 
     #[test]
-    fn a_problem_is_small() {
+    fn a_problem_is_small_and_shared_across_threads() {
+        fn send_and_sync<T: Send + Sync>() {}
+        send_and_sync::<Problem>();
         // 80 bytes of text and spans, and one pointer for an ambiguity's witness.
         assert!(std::mem::size_of::<Problem>() <= 88);
     }
