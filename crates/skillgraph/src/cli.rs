@@ -1,7 +1,8 @@
 //! The commands of the `skillgraph` binary: argument parsing, and each
-//! command's output in text or JSON. `play` and `explain` have modules of
-//! their own.
+//! command's output in text or JSON. `play`, `explain` and `test` (in
+//! `cases`) have modules of their own.
 
+mod cases;
 mod explain;
 mod play;
 
@@ -148,6 +149,22 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
+    /// Run the routing cases of DIR/tests/*.jsonl, or generate them.
+    ///
+    /// Each line is one case: {"name", "cursor", "results": [{"toolName",
+    /// "result", "status"?}], "iteration"?, "message"?, "expect": {"to"}}.
+    /// A failed case is shown with the move it really made and the guards
+    /// that closed routes.
+    #[command(
+        after_help = "Examples:\n  skillgraph test examples/support-desk\n  skillgraph test examples/support-desk --generate\n\n--generate writes DIR/tests/generated.jsonl: for each deterministic route its witness and its near misses, each expecting the move it really makes.\nExit codes: 0 every case passes (or the cases were written), 1 a case fails or a route guard is refused, 2 a case line or the map cannot be used."
+    )]
+    Test {
+        /// The map: a folder (cases in its tests/*.jsonl) or a skillmap.json file (cases in tests/ beside it).
+        path: PathBuf,
+        /// Write tests/generated.jsonl from the routes' witnesses and near misses.
+        #[arg(long)]
+        generate: bool,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -237,6 +254,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
             view,
             format,
         } => guard_command(&guard, &view, format),
+        Command::Test { path, generate } => cases::test_command(&path, generate),
     }
 }
 

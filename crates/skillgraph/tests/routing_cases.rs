@@ -1,0 +1,169 @@
+//! End-to-end tests of `skillgraph test`: cases that pass, a case that fails
+//! with its evidence, a bad case line, and `--generate` writing the same
+//! bytes on every run.
+
+// Test scaffolding: a failed setup step should stop the test loudly.
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn skillgraph(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_skillgraph"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn example() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/support-desk")
+}
+
+/// An empty scratch folder for one test, with an empty `tests` folder.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("skillgraph-cases-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("tests")).unwrap();
+    dir
+}
+
+/// A scratch map folder for one test: the support-desk map and its skill
+/// folders (not its cases), and `cases` as `tests/cases.jsonl` when given.
+fn desk_copy(name: &str, cases: Option<&str>) -> PathBuf {
+    let dir = scratch(name);
+    std::fs::copy(example().join("skillmap.json"), dir.join("skillmap.json")).unwrap();
+    for skill in std::fs::read_dir(example().join("skills")).unwrap() {
+        let skill = skill.unwrap().path();
+        let to = dir.join("skills").join(skill.file_name().unwrap());
+        std::fs::create_dir_all(&to).unwrap();
+        std::fs::copy(skill.join("SKILL.md"), to.join("SKILL.md")).unwrap();
+    }
+    if let Some(cases) = cases {
+        std::fs::write(dir.join("tests/cases.jsonl"), cases).unwrap();
+    }
+    dir
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+const LOW_RISK: &str = r#"{"name": "a low-risk order goes to refunds", "cursor": "triage", "results": [{"toolName": "lookup_order", "result": "{\"riskLevel\":\"high\",\"amount\":30}", "status": "success"}], "expect": {"to": "refunds"}}"#;
+
+#[test]
+fn the_shipped_cases_of_support_desk_pass() {
+    let out = skillgraph(&["test", example().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("desk.jsonl:1 "), "{stdout}");
+    assert!(stdout.contains("generated.jsonl:1 "), "{stdout}");
+    assert!(stdout.contains(" 0 failed"), "{stdout}");
+    assert!(!stdout.contains("FAIL"), "{stdout}");
+}
+
+#[test]
+fn a_failing_case_is_exit_1_with_the_move_and_the_closed_guards() {
+    let dir = desk_copy("failing", Some(&format!("{LOW_RISK}\n")));
+    let out = skillgraph(&["test", dir.to_str().unwrap()]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("cases.jsonl:1 a low-risk order goes to refunds"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("expected the cursor on refunds, it moved triage → triage (no route fired"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("closed: triage → refunds on lookup_order"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("amount ≥ 100: read 30, failed"), "{stdout}");
+    assert!(
+        stdout.contains("riskLevel in [high, critical]: read high, passed"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("0 passed, 1 failed"), "{stdout}");
+}
+
+#[test]
+fn a_bad_case_line_is_exit_2_naming_file_and_line() {
+    let good = LOW_RISK.replace("\"to\": \"refunds\"", "\"to\": \"triage\"");
+    for (name, bad, needle) in [
+        (
+            "missing",
+            r#"{"name": "no expect", "cursor": "triage", "results": []}"#,
+            "expect",
+        ),
+        (
+            "unknown",
+            r#"{"name": "x", "cursor": "triage", "results": [], "expect": {"to": "refund"}}"#,
+            "did you mean `refunds`?",
+        ),
+        ("json", "{not json", "cases.jsonl:2:"),
+    ] {
+        let dir = desk_copy(name, Some(&format!("{good}\n{bad}\n")));
+        let out = skillgraph(&["test", dir.to_str().unwrap()]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
+        assert!(stderr.contains("cases.jsonl:2"), "{name}: {stderr}");
+        assert!(stderr.contains(needle), "{name}: {stderr}");
+        assert!(
+            text(&out.stdout).is_empty(),
+            "{name}: no case runs before every line is read"
+        );
+    }
+}
+
+#[test]
+fn generate_writes_the_same_bytes_every_run_and_its_cases_pass() {
+    let dir = desk_copy("generate", None);
+    let file = dir.join("tests/generated.jsonl");
+    let mut runs = Vec::new();
+    for _ in 0..2 {
+        let out = skillgraph(&["test", dir.to_str().unwrap(), "--generate"]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        runs.push(std::fs::read(&file).unwrap());
+    }
+    assert_eq!(runs[0], runs[1]);
+    let shipped = std::fs::read(example().join("tests/generated.jsonl")).unwrap();
+    assert_eq!(
+        runs[0], shipped,
+        "the shipped generated.jsonl is what --generate writes"
+    );
+    let out = skillgraph(&["test", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+}
+
+#[test]
+fn a_witness_an_earlier_route_takes_expects_that_route_and_says_so() {
+    let dir = scratch("earlier");
+    let map = r#"{
+      "entries": ["a"],
+      "routes": [
+        {"from": "a", "to": "b", "guard": {"score": {"gte": 0}}},
+        {"from": "a", "to": "c", "guard": {"score": {"gte": 5}}}
+      ]
+    }"#;
+    std::fs::write(dir.join("skillmap.json"), map).unwrap();
+    for id in ["a", "b", "c"] {
+        std::fs::create_dir_all(dir.join("skills").join(id)).unwrap();
+        let skill = format!("---\nname: {id}\ndescription: Skill {id}.\n---\nDo {id}.\n");
+        std::fs::write(dir.join("skills").join(id).join("SKILL.md"), skill).unwrap();
+    }
+    let out = skillgraph(&["test", dir.to_str().unwrap(), "--generate"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let generated = std::fs::read_to_string(dir.join("tests/generated.jsonl")).unwrap();
+    let witness = generated
+        .lines()
+        .find(|line| line.contains("a → c: witness"))
+        .unwrap_or_else(|| panic!("{generated}"));
+    assert!(
+        witness.contains("an earlier route wins: a → b"),
+        "{witness}"
+    );
+    assert!(witness.contains(r#""expect":{"to":"b"}"#), "{witness}");
+    let out = skillgraph(&["test", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+}
