@@ -137,13 +137,14 @@ fn generate_writes_the_same_bytes_every_run_and_its_cases_pass() {
 }
 
 #[test]
-fn a_witness_an_earlier_route_takes_expects_that_route_and_says_so() {
+fn a_witness_an_earlier_route_takes_expects_that_route_and_a_dead_route_is_named() {
     let dir = scratch("earlier");
     let map = r#"{
       "entries": ["a"],
       "routes": [
         {"from": "a", "to": "b", "guard": {"score": {"gte": 0}}},
-        {"from": "a", "to": "c", "guard": {"score": {"gte": 5}}}
+        {"from": "a", "to": "c", "guard": {"score": {"gte": 5}}},
+        {"from": "b", "to": "c", "guard": {"score": {"gt": 5, "lt": 3}}}
       ]
     }"#;
     std::fs::write(dir.join("skillmap.json"), map).unwrap();
@@ -154,7 +155,13 @@ fn a_witness_an_earlier_route_takes_expects_that_route_and_says_so() {
     }
     let out = skillgraph(&["test", dir.to_str().unwrap(), "--generate"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("no witness for b → c: no tool result fires it"),
+        "{}",
+        text(&out.stdout)
+    );
     let generated = std::fs::read_to_string(dir.join("tests/generated.jsonl")).unwrap();
+    assert!(!generated.contains("\"cursor\":\"b\""), "{generated}");
     let witness = generated
         .lines()
         .find(|line| line.contains("a → c: witness"))

@@ -245,8 +245,17 @@ fn write_generated(tests: &Path, compiled: &CompiledMap<'_>) -> Result<ExitCode,
     let map = compiled.map();
     let mut lines = String::new();
     let mut count = 0;
+    let mut notes = String::new();
     for (index, route) in map.routes.iter().enumerate() {
-        for case in route_cases(compiled, index, route) {
+        let (cases, note) = route_cases(compiled, index, route);
+        if let Some(note) = note {
+            let _ = writeln!(
+                notes,
+                "no witness for {} → {}: {note}",
+                route.from, route.to
+            );
+        }
+        for case in cases {
             let json = serde_json::to_string(&case).map_err(|err| {
                 Failure::invalid("output", format!("could not write JSON: {err}"))
             })?;
@@ -264,15 +273,20 @@ fn write_generated(tests: &Path, compiled: &CompiledMap<'_>) -> Result<ExitCode,
                 format!("{}: cannot be written: {err}", file.display()),
             )
         })?;
+    print!("{notes}");
     println!("wrote {count} cases to {}", file.display());
     Ok(ExitCode::SUCCESS)
 }
 
 /// The witness and near-miss cases of route `index` (none for a route that
-/// is not deterministic or whose guard has neither).
-fn route_cases(compiled: &CompiledMap<'_>, index: usize, route: &Route) -> Vec<Case> {
+/// is not deterministic), and why it has no witness case when it has none.
+fn route_cases(
+    compiled: &CompiledMap<'_>,
+    index: usize,
+    route: &Route,
+) -> (Vec<Case>, Option<String>) {
     if !route.is_deterministic() {
-        return Vec::new();
+        return (Vec::new(), None);
     }
     let conditions = compiled
         .guard(index)
@@ -284,9 +298,14 @@ fn route_cases(compiled: &CompiledMap<'_>, index: usize, route: &Route) -> Vec<C
     };
     let examination = examine(&conditions, &Setting::new(&pre, Some(&route.from)));
     let mut cases = Vec::new();
-    if let Witness::Passes(view) = &examination.witness {
-        cases.push(generated(compiled, route, "witness", view));
-    }
+    let note = match &examination.witness {
+        Witness::Passes(view) => {
+            cases.push(generated(compiled, route, "witness", view));
+            None
+        }
+        Witness::Never(proof) => Some(format!("no tool result fires it ({proof})")),
+        Witness::Unknown => Some("the search found none, nor a proof that none exists".to_owned()),
+    };
     for (condition, miss) in conditions.iter().zip(&examination.near_misses) {
         if let NearMiss::Fails(view) = miss {
             let what = format!(
@@ -298,7 +317,7 @@ fn route_cases(compiled: &CompiledMap<'_>, index: usize, route: &Route) -> Vec<C
             cases.push(generated(compiled, route, &what, view));
         }
     }
-    cases
+    (cases, note)
 }
 
 /// A case of `view`, expecting where the cursor really moves, and named
