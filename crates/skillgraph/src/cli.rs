@@ -1,10 +1,11 @@
 //! The commands of the `skillgraph` binary: argument parsing, and each
-//! command's output in text or JSON. `play`, `explain` and `test` (in
-//! `cases`) have modules of their own.
+//! command's output in text or JSON. `play`, `explain`, `test` (in
+//! `cases`) and `guard --witness` (in `witness`) have modules of their own.
 
 mod cases;
 mod explain;
 mod play;
+mod witness;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -136,16 +137,21 @@ enum Command {
   skillgraph explain run.jsonl
   skillgraph guard --guard '{\"score\":{\"gte\":0.8}}' --view '{\"toolName\":\"score\",\"result\":\"{\\\"score\\\":0.5}\"}'\n  skillgraph play examples/support-desk --record run.jsonl < examples/support-desk/conversations/refund.jsonl
   skillgraph explain run.jsonl
-  skillgraph guard --guard '{\"status\":{\"eq\":\"success\"}}' --view '{\"status\":\"failure\"}' --format json\n\nView keys: toolName, result, status, iteration, userMessage, currentSkillId.\nExit codes: 0 evaluated (whatever the verdict), 1 the guard is refused, 2 bad JSON."
+  skillgraph guard --guard '{\"status\":{\"eq\":\"success\"}}' --view '{\"status\":\"failure\"}' --format json
+  skillgraph guard --guard '{\"score\":{\"gte\":0.8}}' --witness\n\nView keys: toolName, result, status, iteration, userMessage, currentSkillId.\nExit codes: 0 evaluated (whatever the verdict), 1 the guard is refused, 2 bad JSON."
     )]
     Guard {
         /// The guard, as JSON.
         #[arg(long, value_name = "JSON")]
         guard: String,
         /// The hop, as JSON: toolName, result, status, iteration, userMessage, currentSkillId.
-        #[arg(long, value_name = "JSON")]
-        view: String,
-        /// `text` (a table) or `json` (the evaluation).
+        #[arg(long, value_name = "JSON", required_unless_present = "witness")]
+        view: Option<String>,
+        /// Instead of judging a view, find one that passes and, for each
+        /// condition, one that fails it alone (a near miss).
+        #[arg(long, conflicts_with = "view")]
+        witness: bool,
+        /// `text` (a table) or `json` (the evaluation, or the witness).
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
@@ -251,9 +257,11 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
         } => explain::explain_command(&record, iteration, format),
         Command::Guard {
             guard,
-            view,
+            view: Some(view),
             format,
+            ..
         } => guard_command(&guard, &view, format),
+        Command::Guard { guard, format, .. } => witness::witness_command(&guard, format),
         Command::Test { path, generate } => cases::test_command(&path, generate),
     }
 }
@@ -465,21 +473,33 @@ fn route(
     Ok(ExitCode::SUCCESS)
 }
 
+/// The `--guard` argument read as JSON (exit 2 when it is not).
+fn guard_json(guard: &str) -> Result<serde_json::Value, Failure> {
+    serde_json::from_str(guard).map_err(|err| {
+        Failure::unusable(
+            "bad-json",
+            format!("--guard: {err}; a guard is {{\"key\": {{\"op\": value}}}}"),
+        )
+    })
+}
+
+/// A guard compiled (exit 1 when it is refused).
+fn compile_guard(guard_json: &serde_json::Value) -> Result<Guard, Failure> {
+    Guard::compile(guard_json)
+        .map_err(|err| Failure::invalid(err.code(), format!("--guard is refused: {err}")))
+}
+
 fn guard_command(guard: &str, view: &str, format: Format) -> Result<ExitCode, Failure> {
-    let bad = |what: &str, err: serde_json::Error| {
-        let message = err.to_string();
-        let hint = if what == "--view" {
-            "; the view is an object with toolName, result, status, iteration, userMessage, currentSkillId"
-        } else {
-            "; a guard is {\"key\": {\"op\": value}}"
-        };
-        Failure::unusable("bad-json", format!("{what}: {message}{hint}"))
-    };
-    let guard_json: serde_json::Value =
-        serde_json::from_str(guard).map_err(|err| bad("--guard", err))?;
-    let input: GuardViewInput = serde_json::from_str(view).map_err(|err| bad("--view", err))?;
-    let compiled = Guard::compile(&guard_json)
-        .map_err(|err| Failure::invalid(err.code(), format!("--guard is refused: {err}")))?;
+    let guard_json = guard_json(guard)?;
+    let input: GuardViewInput = serde_json::from_str(view).map_err(|err| {
+        Failure::unusable(
+            "bad-json",
+            format!(
+                "--view: {err}; the view is an object with toolName, result, status, iteration, userMessage, currentSkillId"
+            ),
+        )
+    })?;
+    let compiled = compile_guard(&guard_json)?;
     let evaluation = compiled.evaluate(&input.view());
     match format {
         Format::Json => println!("{}", to_json(&evaluation)?),
