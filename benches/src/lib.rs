@@ -131,6 +131,24 @@ pub fn w3_skills(n: usize) -> Vec<Skill> {
         .collect()
 }
 
+/// The W5 map: the W3 catalog of `n` skills, entry `s0`, and a guarded
+/// route `s0 → s{i}` for every i ≥ 1 (a route `s0 → s0` would move nowhere)
+/// with guard `{"k{i % 50}": {"gte": i, "lt": i + 10}}`.
+pub fn w5_map(n: usize) -> SkillMap {
+    let routes = (1..n)
+        .map(|i| {
+            let mut route = Route::new("s0", format!("s{i}"));
+            route.guard = Some(json!({ format!("k{}", i % 50): {"gte": i, "lt": i + 10} }));
+            route
+        })
+        .collect();
+    SkillMap {
+        skills: w3_skills(n),
+        entries: vec!["s0".to_owned()],
+        routes,
+    }
+}
+
 /// The W4 graph: `examples/support-desk`, loaded from its folder.
 ///
 /// # Panics
@@ -254,6 +272,31 @@ mod tests {
     fn w3_warns_twice_per_skill() {
         let skills = w3_skills(100);
         assert_eq!(skill_checkup::check_vocabularies(&skills).len(), 200);
+    }
+
+    #[test]
+    fn w5_routes_from_s0_to_every_other_skill_and_each_guard_has_a_witness() {
+        let map = w5_map(100);
+        assert_eq!(map.routes.len(), 99);
+        assert_eq!(
+            map.routes[50].guard,
+            Some(json!({"k1": {"gte": 51, "lt": 61}}))
+        );
+        let checkup = skill_checkup::check_map(&map);
+        assert!(checkup.ok(), "{checkup:?}");
+        // The W3 warnings, and one ambiguous-routes warning per later route
+        // (each shares a result with an earlier one): every guard was judged
+        // jointly, none found dead.
+        let count = |code: &str| {
+            checkup
+                .problems
+                .iter()
+                .filter(|p| p.code().to_string() == code)
+                .count()
+        };
+        assert_eq!(count("artifact-kind-unsatisfied"), 200);
+        assert_eq!(count("ambiguous-routes"), 98);
+        assert_eq!(checkup.problems.len(), 298);
     }
 
     #[test]

@@ -21,9 +21,9 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use skill_benches::{
     w1_guard, w1_results, w1_view, w1c_guard, w2_offer, w2_skills, w3_skills, w4_1000_graph,
-    w4_graph, w4_iteration, w4_results, w4_session,
+    w4_graph, w4_iteration, w4_results, w4_session, w5_map,
 };
-use skill_checkup::check_vocabularies;
+use skill_checkup::{check_map, check_vocabularies};
 use skill_core::GuardView;
 use skill_guard::Guard;
 use skill_tools::read_skill;
@@ -83,7 +83,7 @@ fn idle_session_bytes() -> f64 {
     held as f64
 }
 
-const NAMES: [&str; 15] = [
+const NAMES: [&str; 17] = [
     "W1",
     "W1b",
     "W1c",
@@ -99,6 +99,8 @@ const NAMES: [&str; 15] = [
     "W4",
     "W4_1000",
     "W4_idle_bytes",
+    "W5_1000",
+    "W5_5000",
 ];
 
 fn run(name: &str) -> Option<f64> {
@@ -184,6 +186,12 @@ fn run(name: &str) -> Option<f64> {
                     let skills = w3_skills(n);
                     time((200_000 / n).max(5), |_| {
                         black_box(check_vocabularies(black_box(&skills)));
+                    })
+                }
+                "W5" => {
+                    let map = w5_map(n);
+                    time((20_000 / n).max(3), |_| {
+                        black_box(check_map(black_box(&map)));
                     })
                 }
                 _ => return None,
