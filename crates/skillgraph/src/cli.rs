@@ -133,12 +133,7 @@ enum Command {
     },
     /// Compile one guard and print its evidence for one hop.
     #[command(
-        after_help = "Examples:\n  skillgraph play examples/support-desk --record run.jsonl < examples/support-desk/conversations/refund.jsonl
-  skillgraph explain run.jsonl
-  skillgraph guard --guard '{\"score\":{\"gte\":0.8}}' --view '{\"toolName\":\"score\",\"result\":\"{\\\"score\\\":0.5}\"}'\n  skillgraph play examples/support-desk --record run.jsonl < examples/support-desk/conversations/refund.jsonl
-  skillgraph explain run.jsonl
-  skillgraph guard --guard '{\"status\":{\"eq\":\"success\"}}' --view '{\"status\":\"failure\"}' --format json
-  skillgraph guard --guard '{\"score\":{\"gte\":0.8}}' --witness\n\nView keys: toolName, result, status, iteration, userMessage, currentSkillId.\nExit codes: 0 evaluated (whatever the verdict), 1 the guard is refused, 2 bad JSON."
+        after_help = "Examples:\n  skillgraph guard --guard '{\"score\":{\"gte\":0.8}}' --view '{\"toolName\":\"score\",\"result\":\"{\\\"score\\\":0.5}\"}'\n  skillgraph guard --guard '{\"status\":{\"eq\":\"success\"}}' --view '{\"status\":\"failure\"}' --format json\n  skillgraph guard --guard '{\"score\":{\"gte\":0.8}}' --witness\n\nView keys: toolName, result, status, iteration, userMessage, currentSkillId.\nExit codes: 0 evaluated (whatever the verdict), 1 the guard is refused, 2 bad JSON."
     )]
     Guard {
         /// The guard, as JSON.
