@@ -6,29 +6,12 @@
 // Test scaffolding: a failed setup step should stop the test loudly.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
+use common::{folder, skillgraph};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use serde_json::Value;
-
-fn skillgraph(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skillgraph"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-/// A scratch folder for one test, emptied first, holding `files`.
-fn folder(name: &str, files: &[(&str, &str)]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("skillgraph-codes-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    for (file, text) in files {
-        let path = dir.join(file);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, text).unwrap();
-    }
-    dir
-}
 
 /// `check PATH --format json` and `check PATH`: the exit code (the same
 /// for both), the problems as JSON, and the text.
@@ -53,7 +36,7 @@ fn with_code<'a>(problems: &'a [Value], code: &str) -> Vec<&'a Value> {
 
 /// A `skillmap.json` holding `map` (skills inline), in its own folder.
 fn map_with(name: &str, map: &str) -> PathBuf {
-    folder(name, &[("skillmap.json", map)]).join("skillmap.json")
+    folder("codes", name, &[("skillmap.json", map)]).join("skillmap.json")
 }
 
 #[test]
@@ -180,6 +163,7 @@ fn claude_code_scoped_allowed_tools_load_as_the_tools_they_scope() {
         )
     };
     let dir = folder(
+        "codes",
         "scoped",
         &[(
             "git-helper/SKILL.md",
@@ -191,6 +175,7 @@ fn claude_code_scoped_allowed_tools_load_as_the_tools_they_scope() {
 
     // A name no host accepts, written as a list item, is named by the check.
     let dir = folder(
+        "codes",
         "scoped-bad",
         &[(
             "git-helper/SKILL.md",

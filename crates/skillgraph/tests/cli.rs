@@ -4,16 +4,12 @@
 // Test scaffolding: a failed setup step should stop the test loudly.
 #![allow(clippy::unwrap_used)]
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod common;
 
-fn skillgraph(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skillgraph"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
+use common::{scratch, skillgraph, write};
+use std::path::Path;
+use std::process::Output;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 fn example() -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -22,24 +18,9 @@ fn example() -> String {
         .to_string()
 }
 
-/// A scratch folder for one test, emptied first.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("skillgraph-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 /// A scratch folder holding `skillmap.json` with `map`; the file's path.
 fn map_file(name: &str, map: &str) -> String {
-    write(&scratch(name), "skillmap.json", map)
-}
-
-fn write(dir: &Path, file: &str, text: &str) -> String {
-    let path = dir.join(file);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(&path, text).unwrap();
-    path.display().to_string()
+    write(&scratch("cli", name), "skillmap.json", map)
 }
 
 /// The command exited with `code` and said `needle` on standard error.
@@ -118,7 +99,7 @@ fn an_unknown_skill_is_an_error() {
 
 #[test]
 fn settings_for_a_skill_without_a_folder_are_an_error() {
-    let dir = scratch("settings-without-skill");
+    let dir = scratch("cli", "settings-without-skill");
     write(
         &dir,
         "skillmap.json",
@@ -165,7 +146,7 @@ fn a_refused_guard_is_an_error_and_route_refuses_the_map() {
         (code, codes),
         (1, vec!["guard-refused".to_owned(), "dead-skill".to_owned()])
     );
-    let dir = scratch("refused-route");
+    let dir = scratch("cli", "refused-route");
     let file = write(&dir, "skillmap.json", map);
     let results = write(
         &dir,
@@ -225,7 +206,7 @@ fn a_missing_file_is_unusable_input() {
 
 #[test]
 fn a_skill_md_that_breaks_the_agent_skills_rules_is_named() {
-    let dir = scratch("skill-md");
+    let dir = scratch("cli", "skill-md");
     write(&dir, "skillmap.json", r#"{"entries": ["intake"]}"#);
     write(
         &dir,
@@ -254,7 +235,7 @@ fn a_skill_md_that_breaks_the_agent_skills_rules_is_named() {
 
 #[test]
 fn a_skill_md_that_is_not_yaml_is_unusable_input() {
-    let dir = scratch("bad-yaml");
+    let dir = scratch("cli", "bad-yaml");
     write(&dir, "skillmap.json", r#"{"entries": ["intake"]}"#);
     write(
         &dir,
@@ -307,7 +288,7 @@ fn route_moves_the_cursor_with_evidence() {
 
 #[test]
 fn route_names_a_bad_results_line_and_an_unknown_cursor() {
-    let dir = scratch("bad-results");
+    let dir = scratch("cli", "bad-results");
     let results = write(
         &dir,
         "results.jsonl",

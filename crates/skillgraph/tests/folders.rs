@@ -5,28 +5,10 @@
 // Test scaffolding: a failed setup step should stop the test loudly.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
+use common::{folder, skillgraph};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn skillgraph(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skillgraph"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-/// A scratch folder for one test, emptied first, holding `files`.
-fn folder(name: &str, files: &[(&str, &str)]) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("skillgraph-folders-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    for (file, text) in files {
-        let path = dir.join(file);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, text).unwrap();
-    }
-    dir
-}
 
 fn skill_md(name: &str, more: &str) -> String {
     format!("---\nname: {name}\ndescription: The {name} skill.\n{more}---\nSteps for {name}.\n")
@@ -66,6 +48,7 @@ fn tools_text(dir: &Path) -> String {
 #[test]
 fn skills_folder_with_a_map_takes_tools_from_the_map_first() {
     let dir = folder(
+        "folders",
         "nested-map",
         &[
             (
@@ -98,6 +81,7 @@ fn skills_folder_with_a_map_takes_tools_from_the_map_first() {
 #[test]
 fn skills_folder_without_a_map_is_a_plain_catalog() {
     let dir = folder(
+        "folders",
         "nested-no-map",
         &[
             ("skills/notes/SKILL.md", &skill_md("notes", "")),
@@ -119,6 +103,7 @@ fn skills_folder_without_a_map_is_a_plain_catalog() {
 #[test]
 fn flat_folder_without_a_map_reads_each_name_skill_md() {
     let dir = folder(
+        "folders",
         "flat",
         &[
             ("notes/SKILL.md", &skill_md("notes", "")),
@@ -145,7 +130,7 @@ fn flat_folder_without_a_map_reads_each_name_skill_md() {
 
 #[test]
 fn a_folder_with_no_map_and_no_skills_is_unusable_input() {
-    let dir = folder("empty", &[("docs/guide.md", "Nothing here.")]);
+    let dir = folder("folders", "empty", &[("docs/guide.md", "Nothing here.")]);
     let output = skillgraph(&["check", &dir.display().to_string()]);
     assert_eq!(output.status.code(), Some(2));
     assert!(
@@ -159,6 +144,7 @@ fn a_folder_with_no_map_and_no_skills_is_unusable_input() {
 fn a_map_file_starting_with_a_byte_order_mark_is_read() {
     let map = "\u{feff}{\"entries\": [\"a\"]}";
     let dir = folder(
+        "folders",
         "bom",
         &[
             ("skillmap.json", map),
@@ -180,6 +166,7 @@ fn a_map_file_starting_with_a_byte_order_mark_is_read() {
 /// front matter, entries in `skillmap.json`.
 fn runbook_folder(name: &str, triage_routes: &str) -> PathBuf {
     folder(
+        "folders",
         name,
         &[
             ("skillmap.json", r#"{"entries": ["triage"]}"#),
@@ -301,6 +288,7 @@ fn each_broken_runbook_item_is_an_error_naming_the_file_and_the_item() {
 #[test]
 fn yaml_errors_name_the_line_of_the_file() {
     let refused = folder(
+        "folders",
         "yaml-refused",
         &[("skills/a/SKILL.md", "---\nname: a\ndescription: [x]\n---\n")],
     );
@@ -312,6 +300,7 @@ fn yaml_errors_name_the_line_of_the_file() {
         "{problems:?}"
     );
     let broken = folder(
+        "folders",
         "yaml-broken",
         &[(
             "skills/a/SKILL.md",

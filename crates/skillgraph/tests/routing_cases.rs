@@ -5,15 +5,10 @@
 // Test scaffolding: a failed setup step should stop the test loudly.
 #![allow(clippy::unwrap_used)]
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn skillgraph(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skillgraph"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
+use common::skillgraph;
+use std::path::{Path, PathBuf};
 
 fn example() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/support-desk")

@@ -6,8 +6,11 @@
 // Test scaffolding: a failed setup step should stop the test loudly.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
+use common::scratch;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
@@ -18,15 +21,6 @@ fn example(path: &str) -> String {
         .join(path)
         .display()
         .to_string()
-}
-
-/// A scratch folder for one test, emptied first.
-fn scratch(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("skillgraph-sessions-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 fn skillgraph(args: &[&str], stdin: &str) -> Output {
@@ -57,7 +51,10 @@ fn stderr(output: &Output) -> String {
 /// Play `script` on the support desk under `posture`; the answers and the
 /// record's path.
 fn play(name: &str, posture: &str, script: &str) -> (Vec<Value>, String) {
-    let record = scratch(name).join("run.jsonl").display().to_string();
+    let record = scratch("sessions", name)
+        .join("run.jsonl")
+        .display()
+        .to_string();
     let output = skillgraph(
         &[
             "play",
@@ -179,7 +176,7 @@ fn a_bad_line_gets_an_error_answer_and_the_session_goes_on() {
 #[test]
 fn each_step_reaches_the_record_before_its_answer() {
     use std::io::{BufRead, BufReader};
-    let record = scratch("flush").join("run.jsonl");
+    let record = scratch("sessions", "flush").join("run.jsonl");
     let mut child = Command::new(env!("CARGO_BIN_EXE_skillgraph"))
         .args([
             "play",
@@ -335,7 +332,7 @@ fn each_format_says_the_same_run() {
 
 #[test]
 fn a_map_with_a_refused_guard_cannot_be_played() {
-    let dir = scratch("refused");
+    let dir = scratch("sessions", "refused");
     std::fs::write(
         dir.join("skillmap.json"),
         r#"{"skills": [{"id": "a"}, {"id": "b"}], "entries": ["a"],

@@ -5,16 +5,12 @@
 // Test scaffolding: a failed setup step should stop the test loudly.
 #![allow(clippy::unwrap_used)]
 
-use std::process::{Command, Output};
+mod common;
+
+use common::skillgraph;
+use std::process::Output;
 
 use serde_json::Value;
-
-fn skillgraph(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skillgraph"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
 
 fn stdout(output: &Output) -> String {
     String::from_utf8(output.stdout.clone()).unwrap()
