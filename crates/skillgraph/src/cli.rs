@@ -261,6 +261,17 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
     }
 }
 
+/// The text of an input file; one that cannot be read is unusable input
+/// (exit 2) naming the file and the system's reason.
+fn read_file(file: &Path) -> Result<String, Failure> {
+    std::fs::read_to_string(file).map_err(|err| {
+        Failure::unusable(
+            "unreadable",
+            format!("{}: cannot be read: {err}", file.display()),
+        )
+    })
+}
+
 fn to_json(value: &impl serde::Serialize) -> Result<String, Failure> {
     serde_json::to_string_pretty(value)
         .map_err(|err| Failure::invalid("output", format!("could not write JSON: {err}")))
@@ -351,12 +362,7 @@ fn tools(
     let Loaded { map, .. } = load(path)?;
     let offer = match offer {
         Some(file) => {
-            let text = std::fs::read_to_string(file).map_err(|err| {
-                Failure::unusable(
-                    "unreadable",
-                    format!("{}: cannot be read: {err}", file.display()),
-                )
-            })?;
+            let text = read_file(file)?;
             serde_json::from_str::<ReadSkillOffer>(&text).map_err(|err| {
                 Failure::from(LoadError::from_json::<ReadSkillOffer>(file, &text, &err))
             })?
@@ -422,12 +428,7 @@ fn route(
 ) -> Result<ExitCode, Failure> {
     let Loaded { map, .. } = load(path)?;
     known_skill(&map, cursor, "--cursor")?;
-    let text = std::fs::read_to_string(results).map_err(|err| {
-        Failure::unusable(
-            "unreadable",
-            format!("{}: cannot be read: {err}", results.display()),
-        )
-    })?;
+    let text = read_file(results)?;
     let mut batch = Vec::new();
     for (number, line) in text.lines().enumerate() {
         if line.trim().is_empty() {

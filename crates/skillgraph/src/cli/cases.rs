@@ -15,7 +15,7 @@ use skill_guard::{
 };
 use skillgraph::{Loaded, load};
 
-use super::Failure;
+use super::{Failure, read_file};
 
 /// The file `--generate` writes, under `DIR/tests/`.
 const GENERATED: &str = "generated.jsonl";
@@ -152,12 +152,7 @@ fn case_files(tests: &Path) -> Result<Vec<PathBuf>, Failure> {
 
 /// The cases of one file, each with its `file:line`; a bad line is exit 2.
 fn read_cases(file: &Path, map: &SkillMap) -> Result<Vec<(String, Case)>, Failure> {
-    let text = std::fs::read_to_string(file).map_err(|err| {
-        Failure::unusable(
-            "unreadable",
-            format!("{}: cannot be read: {err}", file.display()),
-        )
-    })?;
+    let text = read_file(file)?;
     let mut cases = Vec::new();
     for (number, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
