@@ -272,6 +272,21 @@ fn read_file(file: &Path) -> Result<String, Failure> {
     })
 }
 
+/// The map read from `path` with every route guard compiled; a refused
+/// guard is a map error (exit 1) naming each route and the command that
+/// shows every problem.
+fn compile_map<'m>(map: &'m SkillMap, path: &Path) -> Result<CompiledMap<'m>, Failure> {
+    CompiledMap::new(map).map_err(|errors| {
+        Failure::invalid(
+            errors.code(),
+            format!(
+                "{errors}\nRun `skillgraph check {}` for every problem of the map.",
+                path.display()
+            ),
+        )
+    })
+}
+
 fn to_json(value: &impl serde::Serialize) -> Result<String, Failure> {
     serde_json::to_string_pretty(value)
         .map_err(|err| Failure::invalid("output", format!("could not write JSON: {err}")))
@@ -448,15 +463,7 @@ fn route(
         })?;
         batch.push(result);
     }
-    let compiled = CompiledMap::new(&map).map_err(|errors| {
-        Failure::invalid(
-            "guard-refused",
-            format!(
-                "{errors}\nRun `skillgraph check {}` for every problem of the map.",
-                path.display()
-            ),
-        )
-    })?;
+    let compiled = compile_map(&map, path)?;
     let moved = compiled.resolve(
         cursor,
         &batch,

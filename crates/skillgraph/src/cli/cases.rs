@@ -15,7 +15,7 @@ use skill_guard::{
 };
 use skillgraph::{Loaded, load};
 
-use super::{Failure, read_file};
+use super::{Failure, compile_map, read_file};
 
 /// The file `--generate` writes, under `DIR/tests/`.
 const GENERATED: &str = "generated.jsonl";
@@ -66,15 +66,7 @@ impl Case {
 /// under a map folder.
 pub(super) fn test_command(path: &Path, generate: bool) -> Result<ExitCode, Failure> {
     let Loaded { map, .. } = load(path)?;
-    let compiled = CompiledMap::new(&map).map_err(|errors| {
-        Failure::invalid(
-            "guard-refused",
-            format!(
-                "{errors}\nRun `skillgraph check {}` for every problem of the map.",
-                path.display()
-            ),
-        )
-    })?;
+    let compiled = compile_map(&map, path)?;
     let dir = if path.is_file() {
         path.parent().unwrap_or(Path::new("."))
     } else {
