@@ -44,7 +44,7 @@ pub mod explain;
 mod load;
 
 pub use draw::mermaid;
-pub use load::{LoadError, Loaded, MAP_FILE, load};
+pub use load::{LoadError, Loaded, MAP_FILE, McpServer, McpTransport, load};
 pub use skill_checkup;
 pub use skill_core;
 pub use skill_guard;

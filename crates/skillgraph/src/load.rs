@@ -25,6 +25,9 @@ pub const MAP_FILE: &str = "skillmap.json";
 pub struct Loaded {
     /// The map.
     pub map: SkillMap,
+    /// The upstream MCP servers the map file declares under `mcpServers`,
+    /// by name (what `skillgraph serve` starts and proxies; SPEC §9).
+    pub mcp_servers: BTreeMap<String, McpServer>,
     /// Problems of the files themselves (`skill-file-invalid`,
     /// `skill-file-not-portable`, settings for a skill that has no folder),
     /// reported with the check-up.
@@ -38,6 +41,49 @@ impl Loaded {
         problems.extend(check_map(&self.map).problems);
         Checkup::from_problems(problems)
     }
+}
+
+/// One upstream MCP server, in the shape MCP clients' configuration files
+/// use: `{"command": "python3", "args": ["orders.py"], "env": {}}`. It is
+/// started over standard input and output, in the map's folder.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpServer {
+    /// The program to run.
+    pub command: String,
+    /// Its arguments.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Variables added to its environment.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// The transport, as some clients write it; only `stdio` is served.
+    #[serde(default, rename = "type")]
+    pub transport: Option<McpTransport>,
+}
+
+/// The transport of an upstream server: standard input and output is the
+/// one `skillgraph serve` speaks to its upstream servers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum McpTransport {
+    /// The server is a child process spoken to over its standard input and
+    /// output.
+    Stdio,
+}
+
+/// A `skillmap.json` file with inline skills.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MapFile {
+    #[serde(default)]
+    skills: Vec<Skill>,
+    #[serde(default)]
+    entries: Vec<String>,
+    #[serde(default)]
+    routes: Vec<Route>,
+    #[serde(default, rename = "mcpServers")]
+    mcp_servers: BTreeMap<String, McpServer>,
 }
 
 /// Input that cannot be used at all.
@@ -152,6 +198,8 @@ struct FolderMap {
     routes: Vec<Route>,
     #[serde(default)]
     skills: BTreeMap<String, SkillSettings>,
+    #[serde(default, rename = "mcpServers")]
+    mcp_servers: BTreeMap<String, McpServer>,
 }
 
 /// Load a map from `path`: a `skillmap.json` file, or a folder of skills
@@ -171,9 +219,14 @@ pub fn load(path: &Path) -> Result<Loaded, LoadError> {
         });
     }
     if !path.is_dir() {
-        let map = parse_json::<SkillMap>(path, &read_json_text(path)?)?;
+        let file = parse_json::<MapFile>(path, &read_json_text(path)?)?;
         return Ok(Loaded {
-            map,
+            map: SkillMap {
+                skills: file.skills,
+                entries: file.entries,
+                routes: file.routes,
+            },
+            mcp_servers: file.mcp_servers,
             problems: Vec::new(),
         });
     }
@@ -209,6 +262,7 @@ fn load_folder(root: &Path) -> Result<Loaded, LoadError> {
         entries,
         mut routes,
         skills: mut settings,
+        mcp_servers,
     } = folder_map.unwrap_or_default();
     for skill in &mut skills {
         if let Some(config) = settings.remove(&skill.id) {
@@ -230,6 +284,7 @@ fn load_folder(root: &Path) -> Result<Loaded, LoadError> {
             entries,
             routes,
         },
+        mcp_servers,
         problems,
     })
 }
