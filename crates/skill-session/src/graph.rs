@@ -111,8 +111,8 @@ impl Graph {
     }
 
     /// The `list_skills` descriptor, built once (it does not depend on the
-    /// position).
-    pub(crate) fn list_skills(&self) -> Option<&ToolDescriptor> {
+    /// position); `None` when the map has no skills.
+    pub fn list_skills(&self) -> Option<&ToolDescriptor> {
         self.list_skills.as_ref()
     }
 

@@ -206,6 +206,20 @@ pub struct ResultEvent {
     pub bytes: usize,
     /// The result's first 4 KiB (cut on a character boundary).
     pub result: String,
+    /// Whether the tool was among the visible tools (§8.3) when its result
+    /// came: `false` marks a call to a tool the active skills do not carry,
+    /// which a host may dispatch anyway. Written only when `false`.
+    #[serde(default = "offered", skip_serializing_if = "is_offered")]
+    pub offered: bool,
+}
+
+fn offered() -> bool {
+    true
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde passes fields by reference
+fn is_offered(offered: &bool) -> bool {
+    *offered
 }
 
 /// What moved the cursor at the end of an iteration.
@@ -347,6 +361,7 @@ mod tests {
             status: Some("success".into()),
             bytes: 2,
             result: "{}".into(),
+            offered: true,
         });
         assert_eq!(
             event.to_line(),

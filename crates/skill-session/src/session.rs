@@ -354,14 +354,18 @@ impl Session {
     }
 
     /// Observe one host tool's result, in call order. Its `status` is only
-    /// what the result declares; none is inferred.
+    /// what the result declares; none is inferred. A result of a tool that
+    /// is not among the [visible tools](Self::visible_tools) is recorded
+    /// with `offered: false`.
     pub fn observe(&mut self, result: ToolResult) {
+        let offered = self.visible_tools().contains(&result.tool_name.as_str());
         self.events.push(Event::Result(ResultEvent {
             iteration: self.iteration,
             tool_name: result.tool_name.clone(),
             status: result.status.clone(),
             bytes: result.result.len(),
             result: head(&result.result).to_owned(),
+            offered,
         }));
         self.results.push(result);
     }
@@ -467,6 +471,37 @@ mod tests {
         }))
         .unwrap();
         Arc::new(Graph::new(map).unwrap())
+    }
+
+    #[test]
+    fn a_result_of_a_tool_the_active_skills_do_not_carry_is_marked_and_reads_back() {
+        let mut session = Session::new(graph(), Posture::Assist, Vec::new());
+        session.begin_turn("", None);
+        for tool in ["charge_history", "lookup_order"] {
+            session.observe(ToolResult {
+                tool_name: tool.into(),
+                result: "{}".into(),
+                status: None,
+            });
+        }
+        let events = session.take_events();
+        let offered: Vec<bool> = events
+            .iter()
+            .filter_map(|event| match event {
+                Event::Result(result) => Some(result.offered),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(offered, [false, true]);
+        let text: String = events.iter().map(|e| e.to_line() + "\n").collect();
+        assert!(
+            text.contains(
+                r#""tool_name":"charge_history","bytes":2,"result":"{}","offered":false}"#
+            )
+        );
+        assert!(!text.contains(r#""lookup_order","bytes":2,"result":"{}","offered""#));
+        let read = crate::read_record(&text).expect("the session's own record reads back");
+        assert_eq!(read.events, events);
     }
 
     fn session(posture: Posture) -> Session {
