@@ -4,9 +4,8 @@
 //! bad line gets an error answer naming the line and what was expected, and
 //! the session goes on.
 
-use std::fs::File;
-use std::io::{BufRead, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::io::{BufRead, Write};
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -14,11 +13,12 @@ use clap::ValueEnum;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use skill_core::{Menu, ResultStatus, ToolResult, nearest};
-use skill_session::{Event, Graph, Posture, Session};
+use skill_session::{Graph, Posture, Session};
 use skill_tools::HostFormat;
 use skillgraph::load;
 
 use super::Failure;
+use super::record_file::RecordWriter;
 
 /// The session's posture, as the command line spells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -164,41 +164,6 @@ fn answer(number: usize, line: &str, session: &mut Session) -> Value {
             "line": number,
             "error": { "code": code, "message": format!("line {number}: {message}") }
         }),
-    }
-}
-
-/// The record file, one event a line, flushed per event.
-struct RecordWriter {
-    path: PathBuf,
-    file: BufWriter<File>,
-}
-
-impl RecordWriter {
-    fn create(path: &Path) -> Result<Self, Failure> {
-        let file = File::create(path).map_err(|err| {
-            Failure::unusable(
-                "unwritable",
-                format!("--record {}: cannot be created: {err}", path.display()),
-            )
-        })?;
-        Ok(RecordWriter {
-            path: path.to_owned(),
-            file: BufWriter::new(file),
-        })
-    }
-
-    fn write(&mut self, events: Vec<Event>) -> Result<(), Failure> {
-        for event in events {
-            writeln!(self.file, "{}", event.to_line())
-                .and_then(|()| self.file.flush())
-                .map_err(|err| {
-                    Failure::unusable(
-                        "unwritable",
-                        format!("--record {}: cannot be written: {err}", self.path.display()),
-                    )
-                })?;
-        }
-        Ok(())
     }
 }
 
