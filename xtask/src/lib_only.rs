@@ -25,8 +25,8 @@ pub const TREE: [&str; 11] = [
 ];
 
 /// Crates only the command-line tool needs: clap and the terminal crates it
-/// brings.
-const CLI_ONLY: [&str; 11] = [
+/// brings, and the MCP server's SDK and async runtime.
+const CLI_ONLY: [&str; 16] = [
     "clap",
     "clap_builder",
     "clap_derive",
@@ -38,6 +38,11 @@ const CLI_ONLY: [&str; 11] = [
     "anstyle-wincon",
     "colorchoice",
     "is_terminal_polyfill",
+    "rmcp",
+    "tokio",
+    "tokio-util",
+    "process-wrap",
+    "schemars",
 ];
 
 /// Every CLI-only crate the library without its `cli` feature depends on,
@@ -106,6 +111,16 @@ mod tests {
         assert_eq!(findings.len(), 4, "{findings:#?}");
         assert!(findings[1].contains("depends on `clap`"), "{findings:#?}");
         assert!(findings[1].contains("`cli` feature"), "{findings:#?}");
+    }
+
+    #[test]
+    fn a_tree_with_the_async_runtime_fails_and_names_it() {
+        let tree =
+            "skillgraph v0.1.0\n├── rmcp v3.11.0\n│   └── tokio v1.48.0\n└── serde v1.0.219\n";
+        let findings = cli_crates_in(tree);
+        assert_eq!(findings.len(), 2, "{findings:#?}");
+        assert!(findings[0].contains("depends on `rmcp`"), "{findings:#?}");
+        assert!(findings[1].contains("depends on `tokio`"), "{findings:#?}");
     }
 
     #[test]

@@ -5,6 +5,8 @@
 mod cases;
 mod explain;
 mod play;
+mod record_file;
+mod serve;
 mod witness;
 
 use std::fmt::Write as _;
@@ -116,6 +118,35 @@ enum Command {
         /// Write the session's record here, one event a line, flushed per event.
         #[arg(long, value_name = "FILE")]
         record: Option<PathBuf>,
+    },
+    /// Serve the map as an MCP server over standard input and output.
+    ///
+    /// The upstream servers declared under `mcpServers` in skillmap.json are
+    /// started in the map's folder and their tools proxied. The client is
+    /// offered read_skill, list_skills and the tools of the active skills;
+    /// every tool answer is routed, and a route's move brings the new
+    /// skill's body with the answer.
+    #[command(
+        after_help = "Examples:\n  skillgraph serve examples/support-desk\n  skillgraph serve examples/support-desk --record run.jsonl --posture rails\n\nIn an MCP client's configuration:\n  {\"mcpServers\": {\"support-desk\": {\"command\": \"skillgraph\", \"args\": [\"serve\", \"/path/to/examples/support-desk\"]}}}\n\nThe record is also served as the resource skillgraph://record.\n\nExit codes: 0 the client closed the connection, 1 a route guard of the map is refused, 2 the map cannot be used or an upstream server did not start (named, with the end of its standard error)."
+    )]
+    Serve {
+        /// The map: a folder (or skillmap.json file) declaring `mcpServers`.
+        path: PathBuf,
+        /// Write the session's record here, one event a line, flushed per event.
+        #[arg(long, value_name = "FILE")]
+        record: Option<PathBuf>,
+        /// How reads of hops are judged: assist, guard or rails.
+        #[arg(long, value_enum, default_value_t = play::PostureArg::Assist)]
+        posture: play::PostureArg,
+        /// Offer every upstream tool, not only the active skills' tools.
+        #[arg(long)]
+        all_tools: bool,
+        /// Refuse a call to an upstream tool that is not offered now.
+        #[arg(long)]
+        strict_tools: bool,
+        /// Seconds an upstream server may take to start or to answer one call.
+        #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
+        upstream_timeout: u64,
     },
     /// Explain a session's record: where the cursor ended, and why.
     #[command(
@@ -245,6 +276,21 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
             posture,
             record,
         } => play::play(&path, posture, record.as_deref()),
+        Command::Serve {
+            path,
+            record,
+            posture,
+            all_tools,
+            strict_tools,
+            upstream_timeout,
+        } => serve::serve(serve::ServeArgs {
+            path,
+            record,
+            posture: posture.into(),
+            all_tools,
+            strict_tools,
+            upstream_timeout: std::time::Duration::from_secs(upstream_timeout),
+        }),
         Command::Explain {
             record,
             iteration,

@@ -1,0 +1,405 @@
+//! The MCP server side of `skillgraph serve` (SPEC §9): one session per
+//! connection, one turn, every call an iteration of its own. `tools/list`
+//! offers `read_skill`, `list_skills` and the upstream tools the active
+//! skills carry; a proxied call is forwarded unchanged, its answer observed
+//! and routed; a change of the active skills is announced with
+//! `notifications/tools/list_changed`.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    JsonObject, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
+};
+use rmcp::service::{RequestContext, SubscriptionContext, SubscriptionSink};
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::Value;
+use skill_session::{MoveBy, Session};
+use skill_tools::HostFormat;
+
+use super::observe::observe;
+use super::record::RecordSink;
+use super::upstream::Upstreams;
+
+/// The record's resource.
+pub(crate) const RECORD_URI: &str = "skillgraph://record";
+
+/// What the command line chose.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Options {
+    /// Offer every upstream tool, not only the active skills' tools.
+    pub(crate) all_tools: bool,
+    /// Refuse a call to an upstream tool not offered now.
+    pub(crate) strict_tools: bool,
+}
+
+/// The session and its record, changed together under one lock.
+struct State {
+    session: Session,
+    record: RecordSink,
+}
+
+impl State {
+    /// Append the session's new events to the record.
+    fn flush(&mut self) {
+        let events = self.session.take_events();
+        self.record.append(events);
+    }
+
+    fn active(&self) -> Vec<String> {
+        self.session
+            .active_skills()
+            .into_iter()
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+/// The server for one connection.
+pub(crate) struct Gateway {
+    state: Mutex<State>,
+    upstreams: Arc<Upstreams>,
+    options: Options,
+    instructions: String,
+    /// `subscriptions/listen` streams of clients on the newer protocol.
+    listeners: Mutex<Vec<SubscriptionSink>>,
+}
+
+impl Gateway {
+    /// A gateway for `session` (its turn begun), proxying `upstreams`.
+    pub(crate) fn new(
+        session: Session,
+        record: RecordSink,
+        upstreams: Arc<Upstreams>,
+        options: Options,
+    ) -> Self {
+        let instructions = session.system_prompt();
+        let mut state = State { session, record };
+        state.flush();
+        Gateway {
+            state: Mutex::new(state),
+            upstreams,
+            options,
+            instructions,
+            listeners: Mutex::new(Vec::new()),
+        }
+    }
+
+    fn state(&self) -> Result<MutexGuard<'_, State>, ErrorData> {
+        self.state.lock().map_err(|_| {
+            ErrorData::internal_error(
+                "the session was lost after an earlier failure; restart skillgraph serve",
+                None,
+            )
+        })
+    }
+
+    /// The tools offered now, recording the offer the model is shown.
+    fn offered_tools(&self) -> Result<Vec<Tool>, ErrorData> {
+        let mut state = self.state()?;
+        let mut tools = Vec::new();
+        for descriptor in state.session.tools() {
+            let json = descriptor
+                .to_host(HostFormat::Mcp)
+                .map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
+            let tool = serde_json::from_value(json)
+                .map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
+            tools.push(tool);
+        }
+        if self.options.all_tools {
+            tools.extend(self.upstreams.tools().cloned());
+        } else {
+            let visible = state.session.visible_tools();
+            tools.extend(
+                visible
+                    .into_iter()
+                    .filter_map(|name| self.upstreams.tool(name).cloned()),
+            );
+        }
+        state.flush();
+        Ok(tools)
+    }
+
+    /// A `read_skill` call: judged by the gate, then the iteration ends.
+    fn read(&self, arguments: Option<&JsonObject>) -> Result<(CallToolResult, bool), ErrorData> {
+        let id = match read_argument(arguments) {
+            Ok(id) => id,
+            Err(message) => {
+                return Ok((
+                    CallToolResult::error(vec![ContentBlock::text(message)]),
+                    false,
+                ));
+            }
+        };
+        let mut state = self.state()?;
+        let before = state.active();
+        let answer = match state.session.read_skill(id) {
+            Ok(answer) => answer,
+            Err(err) => {
+                return Ok((
+                    CallToolResult::error(vec![ContentBlock::text(err.to_string())]),
+                    false,
+                ));
+            }
+        };
+        let text = match state.session.graph().skill(id) {
+            // An accepted read answers with the body whatever the mode: MCP
+            // has no system prompt to carry it.
+            Some(skill) if answer.accepted() && !skill.body.is_empty() => {
+                skill_content(id, &skill.body)
+            }
+            _ => answer.text,
+        };
+        state.session.end_iteration();
+        let changed = state.active() != before;
+        state.flush();
+        let result = if answer.read.accepted {
+            CallToolResult::success(vec![ContentBlock::text(text)])
+        } else {
+            CallToolResult::error(vec![ContentBlock::text(text)])
+        };
+        Ok((result, changed))
+    }
+
+    /// A `list_skills` call.
+    fn list_skills(&self, arguments: Option<JsonObject>) -> Result<CallToolResult, ErrorData> {
+        let state = self.state()?;
+        let Some(tool) = state.session.graph().list_skills() else {
+            return Err(unknown_tool("list_skills", &[]));
+        };
+        let input = Value::Object(arguments.unwrap_or_default());
+        Ok(match tool.execute.call(&input) {
+            Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+            Err(err) => CallToolResult::error(vec![ContentBlock::text(err.to_string())]),
+        })
+    }
+
+    /// Before forwarding `name`: whether it may be called now.
+    fn admit(&self, name: &str) -> Result<Option<CallToolResult>, ErrorData> {
+        if self.upstreams.tool(name).is_none() {
+            let known: Vec<&str> = self
+                .upstreams
+                .tools()
+                .map(|tool| tool.name.as_ref())
+                .collect();
+            return Err(unknown_tool(name, &known));
+        }
+        if !self.options.strict_tools || self.options.all_tools {
+            return Ok(None);
+        }
+        let state = self.state()?;
+        if state.session.visible_tools().contains(&name) {
+            return Ok(None);
+        }
+        let carriers: Vec<&str> = state
+            .session
+            .graph()
+            .map()
+            .skills
+            .iter()
+            .filter(|skill| skill.tool(name).is_some())
+            .map(|skill| skill.id.as_str())
+            .collect();
+        let message = format!(
+            "{name} is not offered now: it comes with the skill(s) {}; read one of them with read_skill first",
+            carriers.join(", ")
+        );
+        Ok(Some(CallToolResult::error(vec![ContentBlock::text(
+            message,
+        )])))
+    }
+
+    /// After an upstream answered `name`: observe, route, record. A move by
+    /// a route appends the new skill's body to the answer.
+    fn route(
+        &self,
+        name: &str,
+        mut answer: CallToolResult,
+    ) -> Result<(CallToolResult, bool), ErrorData> {
+        let mut state = self.state()?;
+        let before = state.active();
+        state.session.observe(observe(name, &answer));
+        let moved = state.session.end_iteration();
+        if moved.by == MoveBy::Route
+            && let Some(skill) = moved
+                .to
+                .as_deref()
+                .and_then(|to| state.session.graph().skill(to))
+            && !skill.body.is_empty()
+        {
+            answer
+                .content
+                .push(ContentBlock::text(skill_content(&skill.id, &skill.body)));
+        }
+        let changed = state.active() != before;
+        state.flush();
+        Ok((answer, changed))
+    }
+
+    /// A call the upstream could not answer still ends its iteration.
+    fn end_failed_call(&self) -> Result<(), ErrorData> {
+        let mut state = self.state()?;
+        state.session.end_iteration();
+        state.flush();
+        Ok(())
+    }
+
+    /// Tell the client its tool list changed: unasked to a client of the
+    /// handshake era, through its `subscriptions/listen` streams otherwise.
+    async fn announce(&self, context: &RequestContext<RoleServer>) {
+        if context.peer.peer_info().is_some()
+            && let Err(err) = context.peer.notify_tool_list_changed().await
+        {
+            eprintln!("skillgraph serve: could not send tools/list_changed: {err}");
+        }
+        let listeners: Vec<SubscriptionSink> = match self.listeners.lock() {
+            Ok(listeners) => listeners.clone(),
+            Err(_) => return,
+        };
+        for sink in listeners {
+            if let Err(err) = sink.notify_tool_list_changed().await {
+                eprintln!("skillgraph serve: could not send tools/list_changed: {err}");
+            }
+        }
+    }
+}
+
+/// A body inside its `<skill_content>` block.
+fn skill_content(id: &str, body: &str) -> String {
+    format!("<skill_content name=\"{id}\">{body}</skill_content>")
+}
+
+/// The `id` of a `read_skill` call, or what is wrong with the arguments.
+fn read_argument(arguments: Option<&JsonObject>) -> Result<&str, String> {
+    const USAGE: &str = "call it with {\"id\": \"SKILL\"}, one of the ids in its schema";
+    let Some(arguments) = arguments else {
+        return Err(format!("read_skill needs a string argument `id`; {USAGE}"));
+    };
+    if let Some(extra) = arguments.keys().find(|key| *key != "id") {
+        return Err(format!("read_skill takes no argument `{extra}`; {USAGE}"));
+    }
+    match arguments.get("id") {
+        Some(Value::String(id)) => Ok(id),
+        Some(other) => Err(format!(
+            "read_skill's `id` is a string, not {other}; {USAGE}"
+        )),
+        None => Err(format!("read_skill needs a string argument `id`; {USAGE}")),
+    }
+}
+
+fn unknown_tool(name: &str, upstream: &[&str]) -> ErrorData {
+    let mut known = vec!["read_skill", "list_skills"];
+    known.extend_from_slice(upstream);
+    ErrorData::invalid_params(
+        format!(
+            "unknown tool \"{}\"; the tools here are: {}",
+            name.escape_debug(),
+            known.join(", ")
+        ),
+        None,
+    )
+}
+
+impl ServerHandler for Gateway {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .enable_resources()
+            .build();
+        let config = ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("skillgraph", env!("CARGO_PKG_VERSION")));
+        if self.instructions.is_empty() {
+            config
+        } else {
+            config.with_instructions(self.instructions.clone())
+        }
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.offered_tools()?))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let (answer, changed) = match request.name.as_ref() {
+            "read_skill" => self.read(request.arguments.as_ref())?,
+            "list_skills" => (self.list_skills(request.arguments)?, false),
+            name => {
+                if let Some(refusal) = self.admit(name)? {
+                    return Ok(CallToolResponse::Complete(refusal));
+                }
+                match self.upstreams.call(name, request.arguments).await {
+                    Ok(answer) => self.route(name, answer)?,
+                    Err(err) => {
+                        self.end_failed_call()?;
+                        return Err(err);
+                    }
+                }
+            }
+        };
+        if changed {
+            self.announce(&context).await;
+        }
+        Ok(CallToolResponse::Complete(answer))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let record = Resource::new(RECORD_URI, "record")
+            .with_description("This session's record: one JSON event a line (skillgraph record v1)")
+            .with_mime_type("application/jsonl");
+        Ok(ListResourcesResult::with_all_items(vec![record]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        if request.uri != RECORD_URI {
+            return Err(ErrorData::resource_not_found(
+                format!(
+                    "no resource \"{}\"; the one resource here is {RECORD_URI}",
+                    request.uri.escape_debug()
+                ),
+                None,
+            ));
+        }
+        let text = self.state()?.record.text();
+        let contents = ResourceContents::text(text, RECORD_URI).with_mime_type("application/jsonl");
+        Ok(ReadResourceResult::new(vec![contents]).into())
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        _requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(SubscriptionFilter::builder().tools_list_changed().build())
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let sink = context.sink().clone();
+        let id = sink.id().clone();
+        if let Ok(mut listeners) = self.listeners.lock() {
+            listeners.push(sink);
+        }
+        context.cancelled().await;
+        if let Ok(mut listeners) = self.listeners.lock() {
+            listeners.retain(|sink| *sink.id() != id);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,294 @@
+//! The upstream MCP servers of `skillgraph serve` (SPEC §9): each one a
+//! child process spoken to over its standard input and output, its tools
+//! listed once at start-up, its calls forwarded with a timeout. A server that
+//! does not start stops start-up, naming it and the tail of its standard
+//! error; one that dies later only fails the calls to its own tools.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject, Tool};
+use rmcp::service::{RoleClient, RunningService, ServiceError};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ErrorData, ServiceExt};
+use skillgraph::McpServer;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{ChildStderr, Command};
+
+/// How much of an upstream server's standard error is kept for messages.
+const STDERR_TAIL: usize = 2048;
+
+/// A server that could not be started, or whose tools could not be listed.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum StartError {
+    /// The program could not be run at all.
+    #[error(
+        "upstream server \"{server}\": `{command}` could not be started: {source}; check `mcpServers.{server}.command` in skillmap.json (it runs in the map's folder)"
+    )]
+    Spawn {
+        /// The server's name.
+        server: String,
+        /// The program.
+        command: String,
+        /// The operating system's reason.
+        source: std::io::Error,
+    },
+    /// The program ran but did not complete the MCP handshake or list its
+    /// tools.
+    #[error("upstream server \"{server}\" did not start: {reason}{}", stderr_tail(.stderr))]
+    Handshake {
+        /// The server's name.
+        server: String,
+        /// What happened.
+        reason: String,
+        /// The tail of its standard error.
+        stderr: String,
+    },
+}
+
+fn stderr_tail(stderr: &str) -> String {
+    if stderr.trim().is_empty() {
+        "; it wrote nothing to standard error".to_owned()
+    } else {
+        format!("; the end of its standard error:\n{}", stderr.trim_end())
+    }
+}
+
+/// The last bytes a server wrote to its standard error.
+#[derive(Debug, Clone, Default)]
+struct Tail(Arc<Mutex<VecDeque<u8>>>);
+
+impl Tail {
+    fn push_line(&self, line: &str) {
+        if let Ok(mut tail) = self.0.lock() {
+            tail.extend(line.as_bytes());
+            tail.push_back(b'\n');
+            let excess = tail.len().saturating_sub(STDERR_TAIL);
+            tail.drain(..excess);
+        }
+    }
+
+    fn text(&self) -> String {
+        self.0
+            .lock()
+            .map(|tail| {
+                String::from_utf8_lossy(&tail.iter().copied().collect::<Vec<u8>>()).into_owned()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// Copy a server's standard error to ours, each line prefixed with its
+/// name, keeping the tail for messages.
+fn drain_stderr(server: String, stderr: ChildStderr, tail: Tail) {
+    tokio::spawn(async move {
+        let mut lines = BufReader::new(stderr).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            eprintln!("[{server}] {line}");
+            tail.push_line(&line);
+        }
+    });
+}
+
+/// One running upstream server.
+struct Upstream {
+    name: String,
+    client: RunningService<RoleClient, ()>,
+    stderr: Tail,
+}
+
+/// Every upstream server, and which one offers each tool.
+pub(crate) struct Upstreams {
+    servers: Vec<Upstream>,
+    /// Tool name → (server index, the tool as the server declared it).
+    tools: BTreeMap<String, (usize, Tool)>,
+    timeout: Duration,
+}
+
+/// Two servers offering one tool name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Clash {
+    /// The tool.
+    pub(crate) tool: String,
+    /// The two servers, in name order.
+    pub(crate) servers: [String; 2],
+}
+
+impl Upstreams {
+    /// Start every server of `servers` in `dir`, waiting at most `timeout`
+    /// for each to answer its handshake and list its tools.
+    pub(crate) async fn start(
+        dir: &Path,
+        servers: &BTreeMap<String, McpServer>,
+        timeout: Duration,
+    ) -> Result<(Self, Vec<Clash>), StartError> {
+        let mut started = Upstreams {
+            servers: Vec::with_capacity(servers.len()),
+            tools: BTreeMap::new(),
+            timeout,
+        };
+        let mut clashes = Vec::new();
+        for (name, decl) in servers {
+            let (upstream, tools) = start_one(dir, name, decl, timeout).await?;
+            let index = started.servers.len();
+            started.servers.push(upstream);
+            for tool in tools {
+                let tool_name = tool.name.to_string();
+                match started.tools.get(&tool_name) {
+                    Some((other, _)) => clashes.push(Clash {
+                        tool: tool_name,
+                        servers: [started.servers[*other].name.clone(), name.clone()],
+                    }),
+                    None => {
+                        started.tools.insert(tool_name, (index, tool));
+                    }
+                }
+            }
+        }
+        Ok((started, clashes))
+    }
+
+    /// The tool `name` as its server declared it.
+    pub(crate) fn tool(&self, name: &str) -> Option<&Tool> {
+        self.tools.get(name).map(|(_, tool)| tool)
+    }
+
+    /// Every upstream tool, in name order.
+    pub(crate) fn tools(&self) -> impl Iterator<Item = &Tool> {
+        self.tools.values().map(|(_, tool)| tool)
+    }
+
+    /// The name of the server that offers `tool`.
+    pub(crate) fn server_of(&self, tool: &str) -> Option<&str> {
+        self.tools
+            .get(tool)
+            .map(|(index, _)| self.servers[*index].name.as_str())
+    }
+
+    /// Close every connection; each server sees the end of its input.
+    pub(crate) async fn shut_down(self) {
+        for server in self.servers {
+            let _ = server.client.cancel().await;
+        }
+    }
+
+    /// Forward one call, unchanged, to the server that offers it.
+    ///
+    /// # Errors
+    ///
+    /// An MCP error naming the server when it is gone, does not answer in
+    /// time, or answers with a protocol error.
+    pub(crate) async fn call(
+        &self,
+        name: &str,
+        arguments: Option<JsonObject>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let Some((index, _)) = self.tools.get(name) else {
+            return Err(ErrorData::invalid_params(
+                format!("no upstream server offers a tool named \"{name}\""),
+                None,
+            ));
+        };
+        let upstream = &self.servers[*index];
+        let mut params = CallToolRequestParams::new(name.to_owned());
+        params.arguments = arguments;
+        let call = upstream.client.peer().call_tool(params);
+        match tokio::time::timeout(self.timeout, call).await {
+            Ok(Ok(result)) => Ok(result),
+            Ok(Err(ServiceError::McpError(error))) => Err(error),
+            Ok(Err(ServiceError::TransportClosed)) => Err(ErrorData::internal_error(
+                format!(
+                    "upstream server \"{}\" has stopped, so {name} cannot be called; the other tools still work{}",
+                    upstream.name,
+                    stderr_tail(&upstream.stderr.text())
+                ),
+                None,
+            )),
+            Ok(Err(error)) => Err(ErrorData::internal_error(
+                format!(
+                    "upstream server \"{}\" could not answer {name}: {error}{}",
+                    upstream.name,
+                    stderr_tail(&upstream.stderr.text())
+                ),
+                None,
+            )),
+            Err(_) => Err(ErrorData::internal_error(
+                format!(
+                    "upstream server \"{}\" did not answer {name} within {} s; raise `--upstream-timeout` if it needs longer",
+                    upstream.name,
+                    self.timeout.as_secs()
+                ),
+                None,
+            )),
+        }
+    }
+}
+
+/// Start one server and list its tools.
+async fn start_one(
+    dir: &Path,
+    name: &str,
+    decl: &McpServer,
+    timeout: Duration,
+) -> Result<(Upstream, Vec<Tool>), StartError> {
+    let mut command = Command::new(&decl.command);
+    command.args(&decl.args).envs(&decl.env).current_dir(dir);
+    let (transport, stderr) = TokioChildProcess::builder(command)
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|source| StartError::Spawn {
+            server: name.to_owned(),
+            command: decl.command.clone(),
+            source,
+        })?;
+    let tail = Tail::default();
+    if let Some(stderr) = stderr {
+        drain_stderr(name.to_owned(), stderr, tail.clone());
+    }
+    let failed = |reason: String, tail: &Tail| StartError::Handshake {
+        server: name.to_owned(),
+        reason,
+        stderr: tail.text(),
+    };
+    let client = match tokio::time::timeout(timeout, ().serve(transport)).await {
+        Ok(Ok(client)) => client,
+        Ok(Err(error)) => return Err(failed(after_exit(error.to_string()).await, &tail)),
+        Err(_) => {
+            return Err(failed(
+                format!(
+                    "no answer to the MCP handshake within {} s",
+                    timeout.as_secs()
+                ),
+                &tail,
+            ));
+        }
+    };
+    let tools = match tokio::time::timeout(timeout, client.peer().list_all_tools()).await {
+        Ok(Ok(tools)) => tools,
+        Ok(Err(error)) => return Err(failed(format!("tools/list failed: {error}"), &tail)),
+        Err(_) => {
+            return Err(failed(
+                format!("no answer to tools/list within {} s", timeout.as_secs()),
+                &tail,
+            ));
+        }
+    };
+    Ok((
+        Upstream {
+            name: name.to_owned(),
+            client,
+            stderr: tail,
+        },
+        tools,
+    ))
+}
+
+/// A failed handshake's reason, once the dying process has had a moment to
+/// write its last words to standard error.
+async fn after_exit(reason: String) -> String {
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    format!("the MCP handshake failed ({reason})")
+}
