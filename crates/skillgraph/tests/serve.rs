@@ -1,0 +1,354 @@
+//! `skillgraph serve` end to end (SPEC §9): the binary driven by rmcp's own
+//! client over a child process, in front of `desk-upstream`, the example
+//! upstream that answers the support desk's tools from canned data.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ProtocolVersion, ReadResourceRequestParams,
+    ResourceContents, SubscriptionFilter,
+};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, NotificationContext, RunningService};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use serde_json::{Value, json};
+use tokio::sync::Notify;
+
+use common::{example, scratch};
+
+/// How long a test waits for a notification before it fails.
+const PATIENCE: Duration = Duration::from_secs(20);
+
+/// The `desk-upstream` binary, built beside `skillgraph` by `cargo test
+/// --workspace` (or by `cargo build -p desk-upstream`).
+fn desk_upstream() -> PathBuf {
+    let path = Path::new(env!("CARGO_BIN_EXE_skillgraph")).with_file_name("desk-upstream");
+    if !path.exists() {
+        let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .args(["build", "-q", "-p", "desk-upstream"])
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "cargo build -p desk-upstream failed");
+    }
+    path
+}
+
+/// The desk's canned data.
+fn data_file() -> String {
+    example().join("upstream/data.json").display().to_string()
+}
+
+/// The support desk in a scratch folder, its `mcpServers` replaced by
+/// `servers`, and its `skills` settings changed by `edit`.
+fn desk(name: &str, servers: Value, edit: impl FnOnce(&mut Value)) -> PathBuf {
+    let dir = scratch("serve", name);
+    let text = std::fs::read_to_string(example().join("skillmap.json")).expect("the example's map");
+    let mut map: Value = serde_json::from_str(&text).expect("the example's map is JSON");
+    map["mcpServers"] = servers;
+    edit(&mut map);
+    std::fs::write(dir.join("skillmap.json"), map.to_string()).expect("the map is written");
+    copy_dir(&example().join("skills"), &dir.join("skills"));
+    dir
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("a folder can be made");
+    for entry in std::fs::read_dir(from).expect("the folder reads") {
+        let entry = entry.expect("an entry");
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).expect("a file copies");
+        }
+    }
+}
+
+/// The one upstream server the shipped desk uses, run from the binary.
+fn one_upstream() -> Value {
+    json!({"desk": {"command": desk_upstream(), "args": ["--data", data_file()]}})
+}
+
+/// A client that counts `notifications/tools/list_changed`.
+#[derive(Clone, Default)]
+struct Watcher {
+    changed: Arc<Notify>,
+}
+
+impl ClientHandler for Watcher {
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.changed.notify_one();
+    }
+}
+
+/// `skillgraph serve DIR ARGS…` as a child process.
+fn serve_command(dir: &Path, args: &[&str]) -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_skillgraph"));
+    command.arg("serve").arg(dir).args(args);
+    command
+}
+
+async fn connect(dir: &Path, args: &[&str]) -> (RunningService<RoleClient, Watcher>, Watcher) {
+    let watcher = Watcher::default();
+    let transport = TokioChildProcess::new(serve_command(dir, args)).expect("serve starts");
+    let client = watcher.clone().serve(transport).await.expect("the handshake succeeds");
+    (client, watcher)
+}
+
+async fn tool_names(client: &RunningService<RoleClient, Watcher>) -> Vec<String> {
+    let mut names: Vec<String> = client
+        .list_all_tools()
+        .await
+        .expect("tools/list answers")
+        .into_iter()
+        .map(|tool| tool.name.to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+async fn call(
+    client: &RunningService<RoleClient, Watcher>,
+    tool: &str,
+    arguments: Value,
+) -> Result<CallToolResult, rmcp::ServiceError> {
+    let mut params = CallToolRequestParams::new(tool.to_owned());
+    params.arguments = arguments.as_object().cloned();
+    client.call_tool(params).await
+}
+
+fn texts(answer: &CallToolResult) -> Vec<String> {
+    answer
+        .content
+        .iter()
+        .filter_map(|block| block.as_text().map(|text| text.text.clone()))
+        .collect()
+}
+
+/// The record's `move` events, as JSON.
+fn moves(record: &str) -> Vec<Value> {
+    record
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).expect("a record line is JSON"))
+        .filter(|event| event["event"] == "move")
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_risky_order_moves_the_cursor_to_refunds_and_brings_its_tools_and_body() {
+    let dir = desk("scenario", one_upstream(), |_| {});
+    let record = dir.join("run.jsonl");
+    let record_arg = record.display().to_string();
+    let (client, watcher) = connect(&dir, &["--record", &record_arg]).await;
+
+    let info = client.peer_info().expect("the server introduced itself");
+    let instructions = info.instructions.clone().unwrap_or_default();
+    assert!(instructions.starts_with("<skill_content name=\"triage\">"), "{instructions}");
+    assert!(instructions.contains("Find out what the customer needs"), "{instructions}");
+
+    assert_eq!(
+        tool_names(&client).await,
+        ["list_skills", "lookup_invoice", "lookup_order", "read_skill", "track_parcel"]
+    );
+
+    let answer = call(&client, "lookup_order", json!({"order_id": 4412}))
+        .await
+        .expect("the call is answered");
+    let blocks = texts(&answer);
+    assert_eq!(blocks.len(), 2, "{blocks:#?}");
+    let canned: Value = serde_json::from_str(&blocks[0]).expect("the upstream's answer, as it came");
+    assert_eq!((canned["riskLevel"].as_str(), canned["amount"].as_i64()), (Some("high"), Some(240)));
+    assert!(blocks[1].starts_with("<skill_content name=\"refunds\">"), "{}", blocks[1]);
+    tokio::time::timeout(PATIENCE, watcher.changed.notified())
+        .await
+        .expect("tools/list_changed arrives after the move");
+
+    let tools = tool_names(&client).await;
+    assert!(tools.contains(&"issue_refund".to_owned()), "{tools:?}");
+    assert!(!tools.contains(&"lookup_order".to_owned()), "{tools:?}");
+
+    let served = client
+        .read_resource(ReadResourceRequestParams::new("skillgraph://record"))
+        .await
+        .expect("the record resource reads");
+    let Some(ResourceContents::TextResourceContents { text, .. }) = served.contents.first() else {
+        panic!("the record is one text resource: {served:?}");
+    };
+    let written = std::fs::read_to_string(&record).expect("the record file is written");
+    assert_eq!(text, &written, "the resource and the file hold one record");
+    let moves = moves(text);
+    assert_eq!(moves.len(), 1, "{moves:#?}");
+    assert_eq!((&moves[0]["from"], &moves[0]["to"], &moves[0]["by"]), (&json!("triage"), &json!("refunds"), &json!("route")));
+    let conditions = &moves[0]["guard"]["conditions"];
+    assert_eq!(conditions[0]["key"], "riskLevel");
+    assert_eq!(conditions[0]["actual_summary"], "high");
+    assert_eq!(conditions[1]["key"], "amount");
+    assert_eq!(conditions[1]["passed"], true);
+    client.cancel().await.expect("the client closes");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_low_risk_order_stays_in_triage_and_says_nothing_more() {
+    let dir = desk("low-risk", one_upstream(), |_| {});
+    let (client, watcher) = connect(&dir, &[]).await;
+    let answer = call(&client, "lookup_order", json!({"order_id": 4413})).await.expect("answered");
+    assert_eq!(texts(&answer).len(), 1, "no body is added on a stay");
+    assert!(
+        tokio::time::timeout(Duration::from_millis(500), watcher.changed.notified()).await.is_err(),
+        "no tools/list_changed when nothing changed"
+    );
+    assert!(tool_names(&client).await.contains(&"lookup_order".to_owned()));
+    client.cancel().await.expect("the client closes");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_accepted_read_answers_with_the_body_and_changes_the_tools() {
+    let dir = desk("read", one_upstream(), |_| {});
+    let (client, watcher) = connect(&dir, &[]).await;
+    let answer = call(&client, "read_skill", json!({"id": "shipping"})).await.expect("answered");
+    assert_ne!(answer.is_error, Some(true));
+    let text = texts(&answer).join("");
+    // shipping's mode is system-prompt; over MCP the read still brings the body.
+    assert!(text.starts_with("<skill_content name=\"shipping\">"), "{text}");
+    tokio::time::timeout(PATIENCE, watcher.changed.notified()).await.expect("tools/list_changed");
+    let refused = call(&client, "read_skill", json!({"id": "no-such-skill"})).await.expect("answered");
+    assert_eq!(refused.is_error, Some(true));
+    let bad = call(&client, "read_skill", json!({"id": 7, "extra": true})).await.expect("answered");
+    assert_eq!(bad.is_error, Some(true), "{bad:?}");
+    assert!(texts(&bad)[0].contains("read_skill takes no argument `extra`"), "{bad:?}");
+    client.cancel().await.expect("the client closes");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn strict_tools_refuses_a_tool_not_offered_and_names_the_skills_that_carry_it() {
+    let dir = desk("strict", one_upstream(), |_| {});
+    let record = dir.join("run.jsonl");
+    let (client, _) = connect(&dir, &["--strict-tools", "--record", &record.display().to_string()]).await;
+    let refused = call(&client, "issue_refund", json!({"order_id": 4412})).await.expect("answered");
+    assert_eq!(refused.is_error, Some(true));
+    assert!(texts(&refused)[0].contains("refunds"), "{refused:?}");
+    client.cancel().await.expect("the client closes");
+
+    let (client, _) = connect(&dir, &["--record", &record.display().to_string()]).await;
+    let forwarded = call(&client, "issue_refund", json!({"order_id": 4412})).await.expect("answered");
+    assert_ne!(forwarded.is_error, Some(true), "without --strict-tools the call is forwarded");
+    client.cancel().await.expect("the client closes");
+    let written = std::fs::read_to_string(&record).expect("the record");
+    assert!(written.contains(r#""tool_name":"issue_refund""#) && written.contains(r#""offered":false"#), "{written}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_upstream_fails_its_own_tools_by_name_and_the_rest_work() {
+    let scratch_data = scratch("serve", "split-data");
+    let all: Value = serde_json::from_str(&std::fs::read_to_string(data_file()).expect("data")).expect("JSON");
+    let (mut orders, mut rest) = (json!({}), json!({}));
+    for (tool, entry) in all.as_object().expect("an object") {
+        let side = if tool == "lookup_order" || tool == "issue_refund" { &mut orders } else { &mut rest };
+        side[tool] = entry.clone();
+    }
+    let orders_file = common::write(&scratch_data, "orders.json", &orders.to_string());
+    let rest_file = common::write(&scratch_data, "rest.json", &rest.to_string());
+    let pid_file = scratch_data.join("orders.pid");
+    let script = format!("echo $$ > '{}'; exec '{}' --data '{}'", pid_file.display(), desk_upstream().display(), orders_file);
+    let servers = json!({
+        "orders": {"command": "sh", "args": ["-c", script]},
+        "desk": {"command": desk_upstream(), "args": ["--data", rest_file]},
+    });
+    let dir = desk("killed", servers, |_| {});
+    let (client, _) = connect(&dir, &[]).await;
+    let pid = std::fs::read_to_string(&pid_file).expect("the pid is written");
+    let killed = Command::new("kill").args(["-9", pid.trim()]).status().expect("kill runs");
+    assert!(killed.success());
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    let Err(failed) = call(&client, "lookup_order", json!({"order_id": 4412})).await else {
+        panic!("a call to the killed server's tool is an MCP error");
+    };
+    let message = failed.to_string();
+    assert!(message.contains("upstream server \"orders\" has stopped"), "{message}");
+    let alive = call(&client, "lookup_invoice", json!({"invoice_id": "INV-1"})).await.expect("answered");
+    assert_ne!(alive.is_error, Some(true), "{alive:?}");
+    client.cancel().await.expect("the client closes");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_on_the_newest_protocol_hears_of_changes_through_its_subscription() {
+    let dir = desk("modern", one_upstream(), |_| {});
+    let transport = TokioChildProcess::new(serve_command(&dir, &[])).expect("serve starts");
+    let client = ()
+        .serve_with_lifecycle(
+            transport,
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::LATEST],
+            },
+        )
+        .await
+        .expect("discovery succeeds");
+    let mut subscription = client
+        .listen(SubscriptionFilter::builder().tools_list_changed().build())
+        .await
+        .expect("the server takes a subscription");
+    let mut params = CallToolRequestParams::new("lookup_order");
+    params.arguments = json!({"order_id": 4412}).as_object().cloned();
+    let answer = client.call_tool(params).await.expect("answered");
+    assert_eq!(answer.content.len(), 2);
+    let heard = tokio::time::timeout(PATIENCE, subscription.next())
+        .await
+        .expect("a notification arrives")
+        .expect("the stream is open");
+    assert!(format!("{heard:?}").contains("ToolListChanged"), "{heard:?}");
+    client.cancel().await.expect("the client closes");
+}
+
+/// Run `serve` on `dir` with no client; its exit code and standard error.
+fn start_alone(dir: &Path) -> (Option<i32>, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_skillgraph"))
+        .arg("serve")
+        .arg(dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("the binary runs");
+    (output.status.code(), String::from_utf8_lossy(&output.stderr).into_owned())
+}
+
+#[test]
+fn a_declared_tool_no_upstream_offers_stops_start_up_naming_it() {
+    let dir = desk("misdeclared", one_upstream(), |map| {
+        map["skills"]["triage"]["tools"][0]["name"] = json!("lookup_orders");
+    });
+    let (code, stderr) = start_alone(&dir);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("error[upstream-mismatch]"), "{stderr}");
+    assert!(stderr.contains(r#"skill "triage" declares tool "lookup_orders", which no upstream server offers"#), "{stderr}");
+}
+
+#[test]
+fn two_upstream_servers_offering_one_tool_stop_start_up_naming_both() {
+    let servers = json!({
+        "first": {"command": desk_upstream(), "args": ["--data", data_file()]},
+        "second": {"command": desk_upstream(), "args": ["--data", data_file()]},
+    });
+    let dir = desk("clash", servers, |_| {});
+    let (code, stderr) = start_alone(&dir);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains(r#"tool "lookup_order" is offered by two upstream servers, "first" and "second""#), "{stderr}");
+}
+
+#[test]
+fn an_upstream_that_does_not_start_is_named_with_the_end_of_its_stderr() {
+    let servers = json!({"orders": {"command": "sh", "args": ["-c", "echo 'orders: no database' >&2; exit 3"]}});
+    let (code, stderr) = start_alone(&desk("dies", servers, |_| {}));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains(r#"error[upstream-failed]: upstream server "orders" did not start"#), "{stderr}");
+    assert!(stderr.contains("orders: no database"), "{stderr}");
+
+    let servers = json!({"orders": {"command": "no-such-program-here"}});
+    let (code, stderr) = start_alone(&desk("missing", servers, |_| {}));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains(r#"upstream server "orders": `no-such-program-here` could not be started"#), "{stderr}");
+}
