@@ -271,7 +271,7 @@ async fn a_killed_upstream_fails_its_own_tools_by_name_and_the_rest_work() {
     };
     let message = failed.to_string();
     assert!(message.contains("upstream server \"orders\" has stopped"), "{message}");
-    let alive = call(&client, "lookup_invoice", json!({"invoice_id": "INV-1"})).await.expect("answered");
+    let alive = call(&client, "lookup_invoice", json!({"invoice_id": "INV-2001"})).await.expect("answered");
     assert_ne!(alive.is_error, Some(true), "{alive:?}");
     client.cancel().await.expect("the client closes");
 }
