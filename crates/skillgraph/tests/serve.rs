@@ -96,7 +96,11 @@ fn serve_command(dir: &Path, args: &[&str]) -> tokio::process::Command {
 async fn connect(dir: &Path, args: &[&str]) -> (RunningService<RoleClient, Watcher>, Watcher) {
     let watcher = Watcher::default();
     let transport = TokioChildProcess::new(serve_command(dir, args)).expect("serve starts");
-    let client = watcher.clone().serve(transport).await.expect("the handshake succeeds");
+    let client = watcher
+        .clone()
+        .serve(transport)
+        .await
+        .expect("the handshake succeeds");
     (client, watcher)
 }
 
@@ -148,12 +152,24 @@ async fn a_risky_order_moves_the_cursor_to_refunds_and_brings_its_tools_and_body
 
     let info = client.peer_info().expect("the server introduced itself");
     let instructions = info.instructions.clone().unwrap_or_default();
-    assert!(instructions.starts_with("<skill_content name=\"triage\">"), "{instructions}");
-    assert!(instructions.contains("Find out what the customer needs"), "{instructions}");
+    assert!(
+        instructions.starts_with("<skill_content name=\"triage\">"),
+        "{instructions}"
+    );
+    assert!(
+        instructions.contains("Find out what the customer needs"),
+        "{instructions}"
+    );
 
     assert_eq!(
         tool_names(&client).await,
-        ["list_skills", "lookup_invoice", "lookup_order", "read_skill", "track_parcel"]
+        [
+            "list_skills",
+            "lookup_invoice",
+            "lookup_order",
+            "read_skill",
+            "track_parcel"
+        ]
     );
 
     let answer = call(&client, "lookup_order", json!({"order_id": 4412}))
@@ -161,9 +177,17 @@ async fn a_risky_order_moves_the_cursor_to_refunds_and_brings_its_tools_and_body
         .expect("the call is answered");
     let blocks = texts(&answer);
     assert_eq!(blocks.len(), 2, "{blocks:#?}");
-    let canned: Value = serde_json::from_str(&blocks[0]).expect("the upstream's answer, as it came");
-    assert_eq!((canned["riskLevel"].as_str(), canned["amount"].as_i64()), (Some("high"), Some(240)));
-    assert!(blocks[1].starts_with("<skill_content name=\"refunds\">"), "{}", blocks[1]);
+    let canned: Value =
+        serde_json::from_str(&blocks[0]).expect("the upstream's answer, as it came");
+    assert_eq!(
+        (canned["riskLevel"].as_str(), canned["amount"].as_i64()),
+        (Some("high"), Some(240))
+    );
+    assert!(
+        blocks[1].starts_with("<skill_content name=\"refunds\">"),
+        "{}",
+        blocks[1]
+    );
     tokio::time::timeout(PATIENCE, watcher.changed.notified())
         .await
         .expect("tools/list_changed arrives after the move");
@@ -183,7 +207,10 @@ async fn a_risky_order_moves_the_cursor_to_refunds_and_brings_its_tools_and_body
     assert_eq!(text, &written, "the resource and the file hold one record");
     let moves = moves(text);
     assert_eq!(moves.len(), 1, "{moves:#?}");
-    assert_eq!((&moves[0]["from"], &moves[0]["to"], &moves[0]["by"]), (&json!("triage"), &json!("refunds"), &json!("route")));
+    assert_eq!(
+        (&moves[0]["from"], &moves[0]["to"], &moves[0]["by"]),
+        (&json!("triage"), &json!("refunds"), &json!("route"))
+    );
     let conditions = &moves[0]["guard"]["conditions"];
     assert_eq!(conditions[0]["key"], "riskLevel");
     assert_eq!(conditions[0]["actual_summary"], "high");
@@ -196,13 +223,21 @@ async fn a_risky_order_moves_the_cursor_to_refunds_and_brings_its_tools_and_body
 async fn a_low_risk_order_stays_in_triage_and_says_nothing_more() {
     let dir = desk("low-risk", one_upstream(), |_| {});
     let (client, watcher) = connect(&dir, &[]).await;
-    let answer = call(&client, "lookup_order", json!({"order_id": 4413})).await.expect("answered");
+    let answer = call(&client, "lookup_order", json!({"order_id": 4413}))
+        .await
+        .expect("answered");
     assert_eq!(texts(&answer).len(), 1, "no body is added on a stay");
     assert!(
-        tokio::time::timeout(Duration::from_millis(500), watcher.changed.notified()).await.is_err(),
+        tokio::time::timeout(Duration::from_millis(500), watcher.changed.notified())
+            .await
+            .is_err(),
         "no tools/list_changed when nothing changed"
     );
-    assert!(tool_names(&client).await.contains(&"lookup_order".to_owned()));
+    assert!(
+        tool_names(&client)
+            .await
+            .contains(&"lookup_order".to_owned())
+    );
     client.cancel().await.expect("the client closes");
 }
 
@@ -210,17 +245,31 @@ async fn a_low_risk_order_stays_in_triage_and_says_nothing_more() {
 async fn an_accepted_read_answers_with_the_body_and_changes_the_tools() {
     let dir = desk("read", one_upstream(), |_| {});
     let (client, watcher) = connect(&dir, &[]).await;
-    let answer = call(&client, "read_skill", json!({"id": "shipping"})).await.expect("answered");
+    let answer = call(&client, "read_skill", json!({"id": "shipping"}))
+        .await
+        .expect("answered");
     assert_ne!(answer.is_error, Some(true));
     let text = texts(&answer).join("");
     // shipping's mode is system-prompt; over MCP the read still brings the body.
-    assert!(text.starts_with("<skill_content name=\"shipping\">"), "{text}");
-    tokio::time::timeout(PATIENCE, watcher.changed.notified()).await.expect("tools/list_changed");
-    let refused = call(&client, "read_skill", json!({"id": "no-such-skill"})).await.expect("answered");
+    assert!(
+        text.starts_with("<skill_content name=\"shipping\">"),
+        "{text}"
+    );
+    tokio::time::timeout(PATIENCE, watcher.changed.notified())
+        .await
+        .expect("tools/list_changed");
+    let refused = call(&client, "read_skill", json!({"id": "no-such-skill"}))
+        .await
+        .expect("answered");
     assert_eq!(refused.is_error, Some(true));
-    let bad = call(&client, "read_skill", json!({"id": 7, "extra": true})).await.expect("answered");
+    let bad = call(&client, "read_skill", json!({"id": 7, "extra": true}))
+        .await
+        .expect("answered");
     assert_eq!(bad.is_error, Some(true), "{bad:?}");
-    assert!(texts(&bad)[0].contains("read_skill takes no argument `extra`"), "{bad:?}");
+    assert!(
+        texts(&bad)[0].contains("read_skill takes no argument `extra`"),
+        "{bad:?}"
+    );
     client.cancel().await.expect("the client closes");
 }
 
@@ -228,33 +277,58 @@ async fn an_accepted_read_answers_with_the_body_and_changes_the_tools() {
 async fn strict_tools_refuses_a_tool_not_offered_and_names_the_skills_that_carry_it() {
     let dir = desk("strict", one_upstream(), |_| {});
     let record = dir.join("run.jsonl");
-    let (client, _) = connect(&dir, &["--strict-tools", "--record", &record.display().to_string()]).await;
-    let refused = call(&client, "issue_refund", json!({"order_id": 4412})).await.expect("answered");
+    let (client, _) = connect(
+        &dir,
+        &["--strict-tools", "--record", &record.display().to_string()],
+    )
+    .await;
+    let refused = call(&client, "issue_refund", json!({"order_id": 4412}))
+        .await
+        .expect("answered");
     assert_eq!(refused.is_error, Some(true));
     assert!(texts(&refused)[0].contains("refunds"), "{refused:?}");
     client.cancel().await.expect("the client closes");
 
     let (client, _) = connect(&dir, &["--record", &record.display().to_string()]).await;
-    let forwarded = call(&client, "issue_refund", json!({"order_id": 4412})).await.expect("answered");
-    assert_ne!(forwarded.is_error, Some(true), "without --strict-tools the call is forwarded");
+    let forwarded = call(&client, "issue_refund", json!({"order_id": 4412}))
+        .await
+        .expect("answered");
+    assert_ne!(
+        forwarded.is_error,
+        Some(true),
+        "without --strict-tools the call is forwarded"
+    );
     client.cancel().await.expect("the client closes");
     let written = std::fs::read_to_string(&record).expect("the record");
-    assert!(written.contains(r#""tool_name":"issue_refund""#) && written.contains(r#""offered":false"#), "{written}");
+    assert!(
+        written.contains(r#""tool_name":"issue_refund""#) && written.contains(r#""offered":false"#),
+        "{written}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_upstream_fails_its_own_tools_by_name_and_the_rest_work() {
     let scratch_data = scratch("serve", "split-data");
-    let all: Value = serde_json::from_str(&std::fs::read_to_string(data_file()).expect("data")).expect("JSON");
+    let all: Value =
+        serde_json::from_str(&std::fs::read_to_string(data_file()).expect("data")).expect("JSON");
     let (mut orders, mut rest) = (json!({}), json!({}));
     for (tool, entry) in all.as_object().expect("an object") {
-        let side = if tool == "lookup_order" || tool == "issue_refund" { &mut orders } else { &mut rest };
+        let side = if tool == "lookup_order" || tool == "issue_refund" {
+            &mut orders
+        } else {
+            &mut rest
+        };
         side[tool] = entry.clone();
     }
     let orders_file = common::write(&scratch_data, "orders.json", &orders.to_string());
     let rest_file = common::write(&scratch_data, "rest.json", &rest.to_string());
     let pid_file = scratch_data.join("orders.pid");
-    let script = format!("echo $$ > '{}'; exec '{}' --data '{}'", pid_file.display(), desk_upstream().display(), orders_file);
+    let script = format!(
+        "echo $$ > '{}'; exec '{}' --data '{}'",
+        pid_file.display(),
+        desk_upstream().display(),
+        orders_file
+    );
     let servers = json!({
         "orders": {"command": "sh", "args": ["-c", script]},
         "desk": {"command": desk_upstream(), "args": ["--data", rest_file]},
@@ -262,7 +336,10 @@ async fn a_killed_upstream_fails_its_own_tools_by_name_and_the_rest_work() {
     let dir = desk("killed", servers, |_| {});
     let (client, _) = connect(&dir, &[]).await;
     let pid = std::fs::read_to_string(&pid_file).expect("the pid is written");
-    let killed = Command::new("kill").args(["-9", pid.trim()]).status().expect("kill runs");
+    let killed = Command::new("kill")
+        .args(["-9", pid.trim()])
+        .status()
+        .expect("kill runs");
     assert!(killed.success());
     tokio::time::sleep(Duration::from_millis(300)).await;
 
@@ -270,8 +347,13 @@ async fn a_killed_upstream_fails_its_own_tools_by_name_and_the_rest_work() {
         panic!("a call to the killed server's tool is an MCP error");
     };
     let message = failed.to_string();
-    assert!(message.contains("upstream server \"orders\" has stopped"), "{message}");
-    let alive = call(&client, "lookup_invoice", json!({"invoice_id": "INV-2001"})).await.expect("answered");
+    assert!(
+        message.contains("upstream server \"orders\" has stopped"),
+        "{message}"
+    );
+    let alive = call(&client, "lookup_invoice", json!({"invoice_id": "INV-2001"}))
+        .await
+        .expect("answered");
     assert_ne!(alive.is_error, Some(true), "{alive:?}");
     client.cancel().await.expect("the client closes");
 }
@@ -301,7 +383,10 @@ async fn a_client_on_the_newest_protocol_hears_of_changes_through_its_subscripti
         .await
         .expect("a notification arrives")
         .expect("the stream is open");
-    assert!(format!("{heard:?}").contains("ToolListChanged"), "{heard:?}");
+    assert!(
+        format!("{heard:?}").contains("ToolListChanged"),
+        "{heard:?}"
+    );
     client.cancel().await.expect("the client closes");
 }
 
@@ -313,7 +398,10 @@ fn start_alone(dir: &Path) -> (Option<i32>, String) {
         .stdin(Stdio::null())
         .output()
         .expect("the binary runs");
-    (output.status.code(), String::from_utf8_lossy(&output.stderr).into_owned())
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
 }
 
 #[test]
@@ -324,7 +412,12 @@ fn a_declared_tool_no_upstream_offers_stops_start_up_naming_it() {
     let (code, stderr) = start_alone(&dir);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("error[upstream-mismatch]"), "{stderr}");
-    assert!(stderr.contains(r#"skill "triage" declares tool "lookup_orders", which no upstream server offers"#), "{stderr}");
+    assert!(
+        stderr.contains(
+            r#"skill "triage" declares tool "lookup_orders", which no upstream server offers"#
+        ),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -336,7 +429,12 @@ fn two_upstream_servers_offering_one_tool_stop_start_up_naming_both() {
     let dir = desk("clash", servers, |_| {});
     let (code, stderr) = start_alone(&dir);
     assert_eq!(code, Some(2), "{stderr}");
-    assert!(stderr.contains(r#"tool "lookup_order" is offered by two upstream servers, "first" and "second""#), "{stderr}");
+    assert!(
+        stderr.contains(
+            r#"tool "lookup_order" is offered by two upstream servers, "first" and "second""#
+        ),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -344,11 +442,117 @@ fn an_upstream_that_does_not_start_is_named_with_the_end_of_its_stderr() {
     let servers = json!({"orders": {"command": "sh", "args": ["-c", "echo 'orders: no database' >&2; exit 3"]}});
     let (code, stderr) = start_alone(&desk("dies", servers, |_| {}));
     assert_eq!(code, Some(2), "{stderr}");
-    assert!(stderr.contains(r#"error[upstream-failed]: upstream server "orders" did not start"#), "{stderr}");
+    assert!(
+        stderr.contains(r#"error[upstream-failed]: upstream server "orders" did not start"#),
+        "{stderr}"
+    );
     assert!(stderr.contains("orders: no database"), "{stderr}");
 
     let servers = json!({"orders": {"command": "no-such-program-here"}});
     let (code, stderr) = start_alone(&desk("missing", servers, |_| {}));
     assert_eq!(code, Some(2), "{stderr}");
-    assert!(stderr.contains(r#"upstream server "orders": `no-such-program-here` could not be started"#), "{stderr}");
+    assert!(
+        stderr.contains(r#"upstream server "orders": `no-such-program-here` could not be started"#),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn garbage_unknown_tools_and_huge_arguments_get_mcp_errors_and_the_server_goes_on() {
+    use std::io::{BufRead, BufReader, Write};
+
+    let dir = desk("garbage", one_upstream(), |_| {});
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skillgraph"))
+        .arg("serve")
+        .arg(&dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("serve starts");
+    let mut input = child.stdin.take().expect("stdin");
+    let mut output = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut send = |line: String| {
+        input
+            .write_all(line.as_bytes())
+            .and_then(|()| input.write_all(b"\n"))
+            .expect("serve reads");
+    };
+    let mut answer = || {
+        let mut line = String::new();
+        output.read_line(&mut line).expect("serve answers");
+        serde_json::from_str::<Value>(&line).expect("each answer is JSON-RPC")
+    };
+    send("not json at all".into());
+    send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}).to_string());
+    assert_eq!(answer()["result"]["protocolVersion"], "2025-06-18");
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
+    send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "no_such_tool", "arguments": {}}}).to_string());
+    let unknown = answer();
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+    assert!(
+        unknown["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("unknown tool \"no_such_tool\""),
+        "{unknown}"
+    );
+    let huge = "x".repeat(8 << 20);
+    send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "read_skill", "arguments": {"id": huge}}}).to_string());
+    let refused = answer();
+    assert_eq!(
+        refused["result"]["isError"], true,
+        "a tool error the model can read"
+    );
+    assert!(
+        refused.to_string().len() < 1000,
+        "the huge id is not echoed back"
+    );
+    send(r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"lookup_order","arguments":{"order_id":"#.into());
+    send(json!({"jsonrpc": "2.0", "id": 5, "method": "no/such/method"}).to_string());
+    assert_eq!(answer()["error"]["code"], -32601);
+    send(json!({"jsonrpc": "2.0", "id": 6, "method": "tools/list"}).to_string());
+    let listed = answer();
+    assert_eq!(
+        listed["id"], 6,
+        "the cut line got no answer and the server went on: {listed}"
+    );
+    assert_eq!(listed["result"]["tools"][0]["name"], "read_skill");
+    drop(input);
+    let status = child.wait().expect("serve ends when its input ends");
+    assert!(status.success(), "{status}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_killed_with_sigkill_leaves_every_answered_step_in_its_record() {
+    let dir = desk("sigkill", one_upstream(), |_| {});
+    let record = dir.join("run.jsonl");
+    let transport = TokioChildProcess::new(serve_command(
+        &dir,
+        &["--record", &record.display().to_string()],
+    ))
+    .expect("serve starts");
+    let pid = transport.id().expect("a running child has an id");
+    let client = Watcher::default()
+        .serve(transport)
+        .await
+        .expect("the handshake succeeds");
+    call(&client, "lookup_order", json!({"order_id": 4412}))
+        .await
+        .expect("answered");
+    let killed = Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let text = std::fs::read_to_string(&record).expect("the record file");
+    let read = skillgraph::skill_session::read_record(&text).expect("every line is whole");
+    assert_eq!(read.cut_at_line, None);
+    let kinds: Vec<&str> = read.events.iter().map(|event| event.kind()).collect();
+    assert_eq!(
+        kinds,
+        ["start", "turn", "result", "move"],
+        "the answered call's events are all there"
+    );
 }

@@ -23,6 +23,10 @@ use super::observe::observe;
 use super::record::RecordSink;
 use super::upstream::Upstreams;
 
+/// The longest unknown id an answer repeats back; a longer one is only
+/// measured.
+const MAX_ID_ECHO: usize = 256;
+
 /// The record's resource.
 pub(crate) const RECORD_URI: &str = "skillgraph://record";
 
@@ -134,6 +138,16 @@ impl Gateway {
             }
         };
         let mut state = self.state()?;
+        if id.len() > MAX_ID_ECHO && !state.session.graph().has_skill(id) {
+            let message = format!(
+                "read_skill was called with an id of {} bytes, which is not a skill of this map; pass one of the ids in its schema",
+                id.len()
+            );
+            return Ok((
+                CallToolResult::error(vec![ContentBlock::text(message)]),
+                false,
+            ));
+        }
         let before = state.active();
         let answer = match state.session.read_skill(id) {
             Ok(answer) => answer,
