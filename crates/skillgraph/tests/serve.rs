@@ -556,3 +556,42 @@ async fn a_server_killed_with_sigkill_leaves_every_answered_step_in_its_record()
         "the answered call's events are all there"
     );
 }
+
+#[test]
+fn an_upstream_that_never_answers_its_handshake_stops_start_up_after_the_timeout() {
+    let servers = json!({"mute": {"command": "sh", "args": ["-c", "exec sleep 30"]}});
+    let dir = desk("mute", servers, |_| {});
+    let output = Command::new(env!("CARGO_BIN_EXE_skillgraph"))
+        .arg("serve")
+        .arg(&dir)
+        .args(["--upstream-timeout", "1"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("the binary runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            r#"upstream server "mute" did not start: no answer to the MCP handshake within 1 s"#
+        ),
+        "{stderr}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_record_file_that_stops_taking_writes_leaves_the_resource_whole() {
+    let dir = desk("full-disk", one_upstream(), |_| {});
+    let (client, _) = connect(&dir, &["--record", "/dev/full"]).await;
+    call(&client, "lookup_order", json!({"order_id": 4412}))
+        .await
+        .expect("answered");
+    let served = client
+        .read_resource(ReadResourceRequestParams::new("skillgraph://record"))
+        .await
+        .expect("the record resource reads");
+    let Some(ResourceContents::TextResourceContents { text, .. }) = served.contents.first() else {
+        panic!("the record is one text resource: {served:?}");
+    };
+    assert_eq!(moves(text).len(), 1, "{text}");
+    client.cancel().await.expect("the client closes");
+}
