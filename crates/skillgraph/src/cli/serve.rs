@@ -9,6 +9,12 @@ mod record;
 mod upstream;
 
 use std::fmt::Write as _;
+#[cfg(unix)]
+use std::fs::File;
+#[cfg(unix)]
+use std::os::fd::AsFd;
+#[cfg(unix)]
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -17,6 +23,8 @@ use std::time::Duration;
 use rmcp::ServiceExt;
 use skill_session::{Graph, Posture, Session};
 use skillgraph::load;
+#[cfg(unix)]
+use tokio::net::unix::pipe;
 
 use super::Failure;
 use super::record_file::RecordWriter;
@@ -57,8 +65,7 @@ pub(super) fn serve(args: ServeArgs) -> Result<ExitCode, Failure> {
         .as_deref()
         .map(RecordWriter::create)
         .transpose()?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|err| {
@@ -84,21 +91,47 @@ pub(super) fn serve(args: ServeArgs) -> Result<ExitCode, Failure> {
             Arc::clone(&upstreams),
             options,
         );
-        let server = gateway
-            .serve(rmcp::transport::stdio())
-            .await
-            .map_err(|err| {
-                Failure::unusable(
-                    "mcp-handshake",
-                    format!("the MCP client's handshake failed: {err}"),
-                )
-            })?;
+        #[cfg(unix)]
+        let served = match client_pipes() {
+            Some(pipes) => gateway.serve(pipes).await,
+            None => gateway.serve(rmcp::transport::stdio()).await,
+        };
+        #[cfg(not(unix))]
+        let served = gateway.serve(rmcp::transport::stdio()).await;
+        let server = served.map_err(|err| {
+            Failure::unusable(
+                "mcp-handshake",
+                format!("the MCP client's handshake failed: {err}"),
+            )
+        })?;
         let _ = server.waiting().await;
         if let Ok(upstreams) = Arc::try_unwrap(upstreams) {
             upstreams.shut_down().await;
         }
         Ok(ExitCode::SUCCESS)
     })
+}
+
+#[cfg(unix)]
+/// Standard input and output as pipes the runtime polls, when the client
+/// gave us pipes (MCP clients do) and standard error is not the same pipe as
+/// standard output. Tokio's own standard streams read and write on its
+/// blocking thread pool, a hand-off per message each way; polled pipes take
+/// that off every call. `None`: use the standard streams.
+fn client_pipes() -> Option<(pipe::Receiver, pipe::Sender)> {
+    let input = File::from(std::io::stdin().as_fd().try_clone_to_owned().ok()?);
+    let output = File::from(std::io::stdout().as_fd().try_clone_to_owned().ok()?);
+    let errors = File::from(std::io::stderr().as_fd().try_clone_to_owned().ok()?);
+    let (out, err) = (output.metadata().ok()?, errors.metadata().ok()?);
+    if (out.dev(), out.ino()) == (err.dev(), err.ino()) {
+        // Polling needs non-blocking writes, which standard error (written
+        // with eprintln!) must not share.
+        return None;
+    }
+    Some((
+        pipe::Receiver::from_file(input).ok()?,
+        pipe::Sender::from_file(output).ok()?,
+    ))
 }
 
 /// The folder the upstream servers run in: the map's folder.
