@@ -1,0 +1,210 @@
+"""Runs the support desk scenario against an MCP server, as a Python SDK client (mcp 2.3.0).
+
+    python interop/client.py [--map DIR] [--timeout SECS] -- COMMAND [ARG...]
+    python interop/client.py --upstream-only -- COMMAND [ARG...]
+
+COMMAND is started as a child process and spoken to over stdio with the
+initialize handshake. The scenario (on `skillgraph serve` over the support
+desk): the instructions carry triage's body; tools/list offers triage's tools;
+lookup_order 4412 routes to refunds, appending refunds' body and announcing
+the change with notifications/tools/list_changed; issue_refund is offered
+then; the record resource holds the move by route. `--upstream-only` checks a
+bare upstream instead: tools/list and one lookup_order call.
+
+Prints one line per step, `ok  step: detail` or `FAIL step: expected ..., got ...`,
+and exits 1 when any step failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import Client, MCPError, StdioServerParameters
+from mcp.types import CallToolResult, ToolListChangedNotification
+
+TRIAGE_TOOLS = {"read_skill", "list_skills", "lookup_order", "lookup_invoice", "track_parcel"}
+RISKY_ORDER = {"order_id": 4412}
+
+
+class Failed(Exception):
+    """One step's check failed: what it expected and what came."""
+
+    def __init__(self, expected: str, got: Any):
+        super().__init__(f"expected {expected}, got {got!r}")
+
+
+class Steps:
+    """Prints each step's verdict and remembers whether any failed."""
+
+    def __init__(self) -> None:
+        self.failures = 0
+
+    def ok(self, step: str, detail: str) -> None:
+        print(f"ok  {step}: {detail}", flush=True)
+
+    def fail(self, step: str, why: BaseException) -> None:
+        self.failures += 1
+        print(f"FAIL {step}: {why}", flush=True)
+
+
+def expect(condition: bool, expected: str, got: Any) -> None:
+    if not condition:
+        raise Failed(expected, got)
+
+
+def texts(result: CallToolResult) -> list[str]:
+    """The text of each text block of an answer, in order."""
+    return [block.text for block in result.content if block.type == "text"]
+
+
+def check_risky_order(result: CallToolResult) -> dict[str, Any]:
+    """The first block is the upstream's canned answer for order 4412."""
+    blocks = texts(result)
+    expect(not result.is_error and bool(blocks), "a text answer without isError", result)
+    try:
+        answer = json.loads(blocks[0])
+    except ValueError:
+        raise Failed("the canned answer's JSON as the first block", blocks[0]) from None
+    wanted = {"status": "success", "riskLevel": "high", "amount": 240}
+    got = {key: answer.get(key) for key in wanted} if isinstance(answer, dict) else answer
+    expect(got == wanted, json.dumps(wanted), got)
+    return answer
+
+
+def triage_body(map_dir: Path) -> str:
+    """The first line of triage's body, after its front matter."""
+    text = (map_dir / "skills" / "triage" / "SKILL.md").read_text(encoding="utf-8")
+    body = text.split("---", 2)[2] if text.startswith("---") else text
+    return next(line for line in body.splitlines() if line.strip())
+
+
+async def tool_names(client: Client) -> set[str]:
+    return {tool.name for tool in (await client.list_tools()).tools}
+
+
+async def initialize(client: Client, map_dir: Path | None) -> str:
+    instructions = client.instructions or ""
+    marker = '<skill_content name="triage">'
+    expect(marker in instructions, f"instructions holding {marker}", instructions[:200])
+    if map_dir is not None:
+        line = triage_body(map_dir)
+        expect(line in instructions, f"instructions holding triage's body ({line!r})", instructions[:200])
+    return f"instructions carry triage's body ({len(instructions)} characters)"
+
+
+async def first_list(client: Client) -> str:
+    names = await tool_names(client)
+    expect(names == TRIAGE_TOOLS, f"exactly {sorted(TRIAGE_TOOLS)}", sorted(names))
+    return ", ".join(sorted(names))
+
+
+async def risky_call(client: Client, changed: anyio.Event, timeout: float) -> str:
+    result = await client.call_tool("lookup_order", RISKY_ORDER)
+    check_risky_order(result)
+    blocks = texts(result)
+    marker = '<skill_content name="refunds">'
+    expect(len(blocks) >= 2 and marker in blocks[-1], f"a last text block holding {marker}", blocks[1:])
+    with anyio.move_on_after(timeout):
+        await changed.wait()
+    expect(changed.is_set(), f"notifications/tools/list_changed within {timeout}s", "none")
+    return "canned answer, then refunds' body; tools/list_changed arrived"
+
+
+async def second_list(client: Client) -> str:
+    names = await tool_names(client)
+    expect("issue_refund" in names, "issue_refund offered", sorted(names))
+    return ", ".join(sorted(names))
+
+
+async def record(client: Client) -> str:
+    read = await client.read_resource("skillgraph://record")
+    text = "".join(getattr(content, "text", "") for content in read.contents)
+    events = []
+    for line in text.splitlines():
+        try:
+            events.append(json.loads(line))
+        except ValueError:
+            raise Failed("JSON Lines", line) from None
+    moved = [
+        event
+        for event in events
+        if event.get("event") == "move"
+        and (event.get("from"), event.get("to"), event.get("by")) == ("triage", "refunds", "route")
+    ]
+    expect(bool(moved), "a move event from triage to refunds by route", [e.get("event") for e in events])
+    return f"{len(events)} events, the move triage -> refunds by route among them"
+
+
+async def upstream_list(client: Client) -> str:
+    names = await tool_names(client)
+    expect("lookup_order" in names, "lookup_order offered", sorted(names))
+    return ", ".join(sorted(names))
+
+
+async def upstream_call(client: Client) -> str:
+    answer = check_risky_order(await client.call_tool("lookup_order", RISKY_ORDER))
+    return json.dumps(answer, separators=(",", ":"))
+
+
+async def scenario(args: argparse.Namespace, steps: Steps) -> None:
+    changed = anyio.Event()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, ToolListChangedNotification):
+            changed.set()
+
+    server = StdioServerParameters(command=args.command[0], args=args.command[1:])
+    # The legacy mode is the initialize handshake the scenario starts with; no
+    # response cache, so the second tools/list reaches the server.
+    client = Client(server, mode="legacy", cache=None, message_handler=on_message, read_timeout_seconds=args.timeout)
+    if args.upstream_only:
+        plan = [("tools/list", upstream_list), ("tools/call", upstream_call)]
+    else:
+        plan = [
+            ("initialize", lambda c: initialize(c, args.map)),
+            ("tools/list", first_list),
+            ("tools/call lookup_order", lambda c: risky_call(c, changed, args.timeout)),
+            ("tools/list after the move", second_list),
+            ("resources/read skillgraph://record", record),
+        ]
+    step = "connect"
+    try:
+        with anyio.fail_after(args.timeout * (len(plan) + 1)):
+            async with client:
+                for step, run in plan:
+                    try:
+                        steps.ok(step, await run(client))
+                    except Failed as failed:
+                        steps.fail(step, failed)
+                    except MCPError as err:
+                        steps.fail(step, Failed("an answer", f"the error {err}"))
+    except Exception as err:  # the connection broke: the step it broke in fails, naming why
+        steps.fail(step, Failed("an answer", describe(err)))
+
+
+def describe(err: BaseException) -> str:
+    """An exception's type and message, looking inside exception groups."""
+    while isinstance(err, BaseExceptionGroup) and len(err.exceptions) == 1:
+        err = err.exceptions[0]
+    return f"{type(err).__name__}: {err}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--upstream-only", action="store_true", help="check a bare upstream: tools/list and one call")
+    parser.add_argument("--map", type=Path, help="the map folder, to check the instructions against triage's SKILL.md")
+    parser.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for each answer (default 30)")
+    parser.add_argument("command", nargs="+", help="the server's command line, after --")
+    args = parser.parse_args()
+    steps = Steps()
+    anyio.run(scenario, args, steps)
+    return 1 if steps.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
