@@ -10,12 +10,20 @@
 //!   --no-default-features --edges normal` (failing when it lists clap or
 //!   another crate only the CLI needs), `cargo deny --offline check bans
 //!   licenses sources` (installing cargo-deny with `cargo install --locked`
-//!   when it is missing), then the fence and tidy checks below.
+//!   when it is missing), then the fence and tidy checks below, then the
+//!   Python part of `cargo xtask interop` (failing, never skipping, when
+//!   Python is missing).
 //! - `cargo xtask fence` — the layering rules of SPEC §1: each library crate
 //!   depends only on what its layer allows, and does no I/O, printing or
 //!   global state.
 //! - `cargo xtask tidy` — every Rust file opens with a `//!` doc; every crate
 //!   opts into the workspace lints.
+//! - `cargo xtask interop [--python-only]` — `skillgraph serve` on the
+//!   support desk against clients and an upstream nobody here wrote: a venv
+//!   in `target/interop/venv` with the Python SDK, `interop/client.py`
+//!   running the scenario with `interop/upstream.py` as the upstream, then,
+//!   when npm is on PATH, the MCP inspector's CLI (`tools/list`, one
+//!   `tools/call`).
 //! - `cargo xtask release [--execute]` — refuses unless the work tree is clean
 //!   and `cargo xtask ci` passes; checks that every publishable crate has the
 //!   same version, a description, a license, a README and docs.rs metadata,
@@ -32,6 +40,7 @@
 
 mod fence;
 mod fuzz;
+mod interop;
 mod lib_only;
 mod release;
 mod tidy;
@@ -41,12 +50,13 @@ use std::process::{Command, ExitCode};
 
 use anyhow::{Context, Result, bail};
 
-const USAGE: &str = "usage: cargo xtask <ci|fence|tidy|fuzz|release|bump>
+const USAGE: &str = "usage: cargo xtask <ci|fence|tidy|fuzz|interop|release|bump>
 
-  ci                               fmt, clippy, tests, the library without clap, cargo-deny, fence and tidy; stops at a failure
+  ci                               fmt, clippy, tests, the library without clap, cargo-deny, fence, tidy, interop's Python part; stops at a failure
   fence                            check the crate layering and the no-I/O rule of the library crates
   tidy                             check module docs and manifest lints
   fuzz [--seconds N] [TARGET...]   run each fuzz target for N seconds (default 60)
+  interop [--python-only]          run `skillgraph serve` against the Python SDK's client and upstream, then the MCP inspector
   release [--execute]              check and package the crates for publishing (a dry run unless --execute)
   bump X.Y.Z                       set the version everywhere";
 
@@ -58,6 +68,7 @@ fn main() -> ExitCode {
         Some("fence") => report(fence::check(&root)),
         Some("tidy") => report(tidy::check(&root)),
         Some("fuzz") => fuzz::run(&root, &args[1..]),
+        Some("interop") => interop::run_all(&root, &args[1..]),
         Some("release") => release::release(&root, &args[1..]),
         Some("bump") => release::bump(&root, &args[1..]),
         Some("-h" | "--help" | "help") => {
@@ -176,6 +187,9 @@ pub(crate) fn ci(root: &Path) -> Result<ExitCode> {
             return Ok(code);
         }
     }
+    println!("$ cargo xtask interop --python-only");
+    interop::run_all(root, &["--python-only".to_owned()])
+        .context("`cargo xtask interop --python-only` failed")?;
     println!("xtask: ci passed");
     Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,379 @@
+//! `cargo xtask interop`: `skillgraph serve` against MCP clients and servers
+//! nobody here wrote.
+//!
+//! The Python part: a virtual environment under `target/interop/venv` with
+//! the Python SDK (`mcp` at [`MCP_VERSION`]), a copy of the support desk in
+//! `target/interop/desk` whose `skillmap.json` declares `interop/upstream.py`
+//! as its upstream, and `interop/client.py` running the scenario against
+//! `skillgraph serve` on it. The npm part (skipped with `--python-only`, or
+//! when npm is not on PATH): the MCP inspector's CLI lists the tools and calls
+//! `lookup_order` once.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use serde_json::{Value, json};
+
+use crate::run;
+
+/// The Python SDK release the client and the upstream are written against.
+const MCP_VERSION: &str = "2.3.0";
+/// The inspector release whose CLI is run.
+const INSPECTOR: &str = "@modelcontextprotocol/inspector@2.12.0";
+/// The oldest Python the SDK supports.
+const PYTHON_MIN: (u32, u32) = (3, 10);
+/// The tools `skillgraph serve` offers at the desk's entry, triage.
+const TRIAGE_TOOLS: [&str; 5] = [
+    "list_skills",
+    "lookup_invoice",
+    "lookup_order",
+    "read_skill",
+    "track_parcel",
+];
+
+/// Run the Python part, then the inspector unless `--python-only`.
+pub fn run_all(root: &Path, args: &[String]) -> Result<ExitCode> {
+    let python_only = match args {
+        [] => false,
+        [flag] if flag == "--python-only" => true,
+        _ => bail!("`cargo xtask interop` takes only --python-only, not {args:?}"),
+    };
+    let started = Instant::now();
+    let desk = python_part(root)?;
+    println!(
+        "xtask: the Python part passed in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    if python_only {
+        return Ok(ExitCode::SUCCESS);
+    }
+    if !answers(root, "npm", &["--version"]) {
+        println!(
+            "xtask: npm not found: the inspector's CLI is skipped (install Node.js to run it)"
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let started = Instant::now();
+    inspector(root, &desk)?;
+    println!(
+        "xtask: the inspector passed in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Where a `serve` can be started: the binary and the generated map folder.
+struct Desk {
+    skillgraph: String,
+    folder: String,
+}
+
+fn python_part(root: &Path) -> Result<Desk> {
+    let target = target_dir(root);
+    let started = Instant::now();
+    let python = ensure_venv(root, &target.join("interop").join("venv"))?;
+    println!(
+        "xtask: the venv was ready in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    if let Some(code) = run(root, "cargo", &["build", "-p", "skillgraph"])? {
+        bail!("`cargo build -p skillgraph` failed ({code:?}); fix the build and retry");
+    }
+    let folder = target.join("interop").join("desk");
+    prepare_desk(root, &python, &folder)?;
+    let desk = Desk {
+        skillgraph: text(
+            &target
+                .join("debug")
+                .join(format!("skillgraph{}", std::env::consts::EXE_SUFFIX)),
+        )?,
+        folder: text(&folder)?,
+    };
+    let client = text(&root.join("interop").join("client.py"))?;
+    let args = [
+        client.as_str(),
+        "--map",
+        &desk.folder,
+        "--",
+        &desk.skillgraph,
+        "serve",
+        &desk.folder,
+    ];
+    if run(root, &text(&python)?, &args)?.is_some() {
+        bail!("the Python client's scenario failed (its FAIL lines above say where)");
+    }
+    Ok(desk)
+}
+
+/// Cargo's target folder: `CARGO_TARGET_DIR`, else `target/` in the workspace.
+fn target_dir(root: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from)
+}
+
+/// The venv's interpreter, after creating the venv and installing the SDK
+/// into it when either is missing.
+fn ensure_venv(root: &Path, venv: &Path) -> Result<PathBuf> {
+    let python = venv.join(if cfg!(windows) {
+        "Scripts/python.exe"
+    } else {
+        "bin/python"
+    });
+    if !python.exists() {
+        check_python(root)?;
+        if run(root, "python3", &["-m", "venv", &text(venv)?])?.is_some() {
+            bail!(
+                "python3 could not create a virtual environment in {}: install the venv module (on Debian, `apt-get install python3-venv`) and retry",
+                venv.display()
+            );
+        }
+    }
+    let python_text = text(&python)?;
+    let installed = Command::new(&python)
+        .args([
+            "-c",
+            "import importlib.metadata as m; print(m.version('mcp'))",
+        ])
+        .output()
+        .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).trim() == MCP_VERSION);
+    if !installed {
+        let requirement = format!("mcp=={MCP_VERSION}");
+        let args = [
+            "-m",
+            "pip",
+            "install",
+            "--disable-pip-version-check",
+            "--quiet",
+            &requirement,
+        ];
+        if run(root, &python_text, &args)?.is_some() {
+            bail!(
+                "pip could not install {requirement}: check that PyPI is reachable, or delete {} and retry",
+                venv.display()
+            );
+        }
+    }
+    Ok(python)
+}
+
+/// Fail naming the fix when `python3` is missing or older than the SDK allows.
+fn check_python(root: &Path) -> Result<()> {
+    let output = Command::new("python3")
+        .arg("--version")
+        .current_dir(root)
+        .output()
+        .context("python3 not found: install Python 3.10+ and retry")?;
+    let said = String::from_utf8_lossy(&output.stdout);
+    match python_version(&said) {
+        Some(version) if version >= PYTHON_MIN => Ok(()),
+        _ => bail!(
+            "python3 says {:?}: install Python 3.10+ (the mcp SDK needs it) and retry",
+            said.trim()
+        ),
+    }
+}
+
+/// The major and minor version in `python3 --version`'s answer.
+fn python_version(said: &str) -> Option<(u32, u32)> {
+    let version = said.trim().strip_prefix("Python ")?;
+    let mut parts = version.split('.');
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next()?.parse().ok()?;
+    Some((major, minor))
+}
+
+/// Lay out the support desk in `folder`, its map's upstream the Python one.
+fn prepare_desk(root: &Path, python: &Path, folder: &Path) -> Result<()> {
+    let example = root.join("examples").join("support-desk");
+    let data = example.join("upstream").join("data.json");
+    if !data.is_file() {
+        bail!(
+            "the desk's canned data {} is missing: it comes with the desk-upstream example; restore it and retry",
+            data.display()
+        );
+    }
+    if folder.exists() {
+        std::fs::remove_dir_all(folder)
+            .with_context(|| format!("cannot clear {}", folder.display()))?;
+    }
+    copy_tree(&example.join("skills"), &folder.join("skills"))?;
+    let source = example.join("skillmap.json");
+    let map = std::fs::read_to_string(&source)
+        .with_context(|| format!("cannot read {}", source.display()))?;
+    let upstream = json!({
+        "command": text(python)?,
+        "args": [text(&root.join("interop").join("upstream.py"))?, "--data", text(&data)?],
+        "env": {},
+    });
+    let map = with_upstream(&map, upstream)
+        .with_context(|| format!("{} is not a JSON object", source.display()))?;
+    let written = folder.join("skillmap.json");
+    std::fs::write(&written, map).with_context(|| format!("cannot write {}", written.display()))
+}
+
+/// The map's text with `mcpServers` holding `desk` alone.
+fn with_upstream(map: &str, desk: Value) -> Result<String> {
+    let mut map: Value = serde_json::from_str(map)?;
+    let object = map.as_object_mut().context("not an object")?;
+    object.insert("mcpServers".into(), json!({ "desk": desk }));
+    Ok(serde_json::to_string_pretty(&map)?)
+}
+
+fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+    std::fs::create_dir_all(to).with_context(|| format!("cannot create {}", to.display()))?;
+    for entry in crate::sorted_entries(from)? {
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_tree(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), &target)
+                .with_context(|| format!("cannot copy {}", entry.path().display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// The inspector's CLI: `tools/list`, then one `tools/call`, each checked.
+fn inspector(root: &Path, desk: &Desk) -> Result<()> {
+    let serve = [desk.skillgraph.as_str(), "serve", &desk.folder];
+    let list = npx(root, &["--method", "tools/list"], &serve)?;
+    let names = tool_names(&list)?;
+    if names != TRIAGE_TOOLS {
+        bail!("inspector tools/list: expected exactly {TRIAGE_TOOLS:?}, got {names:?}");
+    }
+    println!("ok  inspector tools/list: {}", names.join(", "));
+    let call = [
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "lookup_order",
+        "--tool-arg",
+        "order_id=4412",
+    ];
+    check_call(&npx(root, &call, &serve)?)?;
+    println!("ok  inspector tools/call lookup_order: the canned answer, then refunds' body");
+    Ok(())
+}
+
+/// Run the inspector's CLI on `serve` and parse what it printed.
+fn npx(root: &Path, method: &[&str], serve: &[&str]) -> Result<Value> {
+    let mut args = vec!["-y", INSPECTOR, "--cli"];
+    args.extend_from_slice(method);
+    args.push("--");
+    args.extend_from_slice(serve);
+    println!("$ npx {}", args.join(" "));
+    let output = Command::new("npx")
+        .args(&args)
+        .current_dir(root)
+        .output()
+        .context("npm is on PATH but npx could not start: reinstall Node.js and retry")?;
+    if !output.status.success() {
+        bail!(
+            "the inspector's CLI failed ({}): {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim()
+        );
+    }
+    serde_json::from_slice(&output.stdout).with_context(|| {
+        format!(
+            "the inspector's CLI printed no JSON: {}",
+            String::from_utf8_lossy(&output.stdout).trim()
+        )
+    })
+}
+
+/// The sorted tool names of a `tools/list` answer.
+fn tool_names(list: &Value) -> Result<Vec<String>> {
+    let tools = list["tools"]
+        .as_array()
+        .with_context(|| format!("inspector tools/list: expected a `tools` array, got {list}"))?;
+    let mut names: Vec<String> = tools
+        .iter()
+        .filter_map(|tool| tool["name"].as_str().map(str::to_owned))
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+/// A `tools/call lookup_order 4412` answer: the risky order, then refunds' body.
+fn check_call(answer: &Value) -> Result<()> {
+    let texts: Vec<&str> = answer["content"]
+        .as_array()
+        .map(|blocks| blocks.iter().filter_map(|b| b["text"].as_str()).collect())
+        .unwrap_or_default();
+    let first: Option<Value> = texts.first().and_then(|t| serde_json::from_str(t).ok());
+    let risky = first.is_some_and(|order| {
+        order["status"] == "success" && order["riskLevel"] == "high" && order["amount"] == 240
+    });
+    let moved = texts
+        .last()
+        .is_some_and(|t| t.contains("<skill_content name=\"refunds\">"));
+    if answer["isError"] == true || !risky || !moved {
+        bail!(
+            "inspector tools/call lookup_order: expected the risky order (status success, riskLevel high, amount 240) and then a block holding <skill_content name=\"refunds\">, got {answer}"
+        );
+    }
+    Ok(())
+}
+
+/// Whether `program args` starts and succeeds.
+fn answers(root: &Path, program: &str, args: &[&str]) -> bool {
+    Command::new(program)
+        .args(args)
+        .current_dir(root)
+        .output()
+        .is_ok_and(|out| out.status.success())
+}
+
+/// A path as the UTF-8 text a command line takes.
+fn text(path: &Path) -> Result<String> {
+    path.to_str().map(str::to_owned).with_context(|| {
+        format!(
+            "{} is not UTF-8; move the checkout to a UTF-8 path",
+            path.display()
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_versions_are_read_from_what_python3_says() {
+        assert_eq!(python_version("Python 3.11.7\n"), Some((3, 11)));
+        assert_eq!(python_version("Python 3.9.2"), Some((3, 9)));
+        assert!(python_version("Python 3.9.2").unwrap() < PYTHON_MIN);
+        assert_eq!(python_version("bash: python3: not found"), None);
+    }
+
+    #[test]
+    fn the_desk_map_declares_the_python_upstream_alone() {
+        let map = r#"{"entries":["triage"],"mcpServers":{"desk":{"command":"cargo"}}}"#;
+        let written = with_upstream(map, json!({"command": "/venv/bin/python"})).unwrap();
+        let written: Value = serde_json::from_str(&written).unwrap();
+        assert_eq!(written["entries"], json!(["triage"]));
+        assert_eq!(
+            written["mcpServers"],
+            json!({"desk": {"command": "/venv/bin/python"}})
+        );
+        assert!(with_upstream("[]", json!({})).is_err());
+    }
+
+    #[test]
+    fn the_inspector_answers_are_checked() {
+        let list = json!({"tools": TRIAGE_TOOLS.map(|name| json!({"name": name}))});
+        assert_eq!(tool_names(&list).unwrap(), TRIAGE_TOOLS);
+        assert!(tool_names(&json!({"error": "x"})).is_err());
+        let order = r#"{"status":"success","riskLevel":"high","amount":240}"#;
+        let body = "<skill_content name=\"refunds\">…</skill_content>";
+        let good =
+            json!({"content": [{"type": "text", "text": order}, {"type": "text", "text": body}]});
+        assert!(check_call(&good).is_ok());
+        let unmoved = json!({"content": [{"type": "text", "text": order}]});
+        assert!(check_call(&unmoved).is_err());
+        let failed = json!({"content": good["content"], "isError": true});
+        assert!(check_call(&failed).is_err());
+    }
+}
