@@ -10,6 +10,7 @@ use crate::data::{Condition, ConditionValue, GuardData, GuardValue, Operator};
 use crate::hop::{NumberKey, Read, ShortText, TextKey, hop_key};
 use crate::js_number;
 use crate::js_value::{Relation, array_index, js_key_order};
+use crate::text::Text;
 
 /// Keys refused so that a guard is valid in every implementation or in none
 /// (they name JavaScript's object machinery).
@@ -382,7 +383,7 @@ impl Guard {
                 };
                 let value = condition_value(key, op, value)?;
                 guard.push(Condition {
-                    key: key.clone(),
+                    key: Text::from(key),
                     op,
                     value,
                 });
@@ -557,7 +558,7 @@ fn scalar(value: &Value) -> Option<GuardValue> {
         Value::Null => GuardValue::Null,
         Value::Bool(b) => GuardValue::Bool(*b),
         Value::Number(n) => GuardValue::Number(n.as_f64()?),
-        Value::String(text) => GuardValue::String(text.clone()),
+        Value::String(text) => GuardValue::String(Text::from(text)),
         Value::Array(_) | Value::Object(_) => return None,
     })
 }

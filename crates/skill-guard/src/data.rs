@@ -10,6 +10,7 @@ use skill_core::exact_integer;
 
 use crate::compile::Guard;
 use crate::js_number;
+use crate::text::Text;
 
 /// The eight guard operators.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -115,7 +116,7 @@ pub enum GuardValue {
     /// A number.
     Number(f64),
     /// A string.
-    String(String),
+    String(Text),
 }
 
 impl GuardValue {
@@ -169,13 +170,13 @@ impl fmt::Display for GuardValue {
 
 impl From<&str> for GuardValue {
     fn from(text: &str) -> Self {
-        GuardValue::String(text.to_owned())
+        GuardValue::String(Text::from(text))
     }
 }
 
 impl From<String> for GuardValue {
     fn from(text: String) -> Self {
-        GuardValue::String(text)
+        GuardValue::String(Text::from(text))
     }
 }
 
@@ -209,7 +210,7 @@ impl From<GuardValue> for serde_json::Value {
             GuardValue::Null => serde_json::Value::Null,
             GuardValue::Bool(b) => serde_json::Value::Bool(b),
             GuardValue::Number(n) => json_number(n),
-            GuardValue::String(text) => serde_json::Value::String(text),
+            GuardValue::String(text) => serde_json::Value::String(text.into()),
         }
     }
 }
@@ -330,7 +331,7 @@ impl From<ConditionValue> for serde_json::Value {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Condition {
     /// The key read: a hop key, or a top-level field of the result.
-    pub key: String,
+    pub key: Text,
     /// The operator.
     pub op: Operator,
     /// What the operator compares with.

@@ -45,6 +45,7 @@ mod js_number;
 mod js_value;
 mod result_fields;
 mod route;
+mod text;
 mod unsatisfiable;
 mod witness;
 
@@ -58,6 +59,7 @@ pub use route::{
     CompiledMap, Conflict, CursorMove, GuardEvaluation, Iteration, MapGuardErrors, MoveKind,
     RouteGuardError, RouteGuards,
 };
+pub use text::Text;
 pub use unsatisfiable::{Preconditions, Unsatisfiable, unsatisfiable};
 pub use witness::{
     Examination, NearMiss, NoWitness, Redundancy, Setting, Witness, examine, witness,

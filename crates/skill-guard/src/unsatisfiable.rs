@@ -469,7 +469,7 @@ impl<'d> OnKey<'d> {
             && !ResultStatus::is_status(value)
         {
             return Some(Unsatisfiable::StatusNotInVocabulary {
-                value: value.clone(),
+                value: value.to_string(),
             });
         }
         let list = self.in_list?;
@@ -523,7 +523,7 @@ fn against_statuses(data: &GuardData, pre: &Preconditions<'_>) -> Option<Unsatis
             (Operator::NotIn, _)
                 if statuses
                     .iter()
-                    .all(|s| condition.value.list_holds(&GuardValue::String(s.clone()))) =>
+                    .all(|s| condition.value.list_holds(&GuardValue::from(s.as_str()))) =>
             {
                 Some(Unsatisfiable::PreStatusNotIn { statuses: owned() })
             }
@@ -534,7 +534,7 @@ fn against_statuses(data: &GuardData, pre: &Preconditions<'_>) -> Option<Unsatis
 
 fn against_tool(data: &GuardData, pre: &Preconditions<'_>) -> Option<Unsatisfiable> {
     let tool = pre.on_tool_return_exact?;
-    let named = GuardValue::String(tool.to_owned());
+    let named = GuardValue::from(tool);
     data.conditions_on("toolName").find_map(|condition| {
         let tool = tool.to_owned();
         match (&condition.op, &condition.value) {

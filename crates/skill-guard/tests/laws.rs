@@ -161,7 +161,7 @@ fn hop_strategy(
         };
         match candidates.iter_mut().find(|(key, _)| *key == c.key) {
             Some((_, known)) => known.extend(values),
-            None => candidates.push((c.key.clone(), values)),
+            None => candidates.push((c.key.to_string(), values)),
         }
     }
     let picks: Vec<BoxedStrategy<Option<Value>>> = candidates

@@ -145,7 +145,7 @@ fn pools(guard: &Guard) -> Vec<(String, Vec<Value>)> {
         };
         match pools.iter_mut().find(|(key, _)| *key == c.key) {
             Some((_, known)) => known.extend(values),
-            None => pools.push((c.key.clone(), values)),
+            None => pools.push((c.key.to_string(), values)),
         }
     }
     pools

@@ -290,7 +290,7 @@ impl GuardRecord {
                 .conditions
                 .iter()
                 .map(|evidence| ConditionRecord {
-                    key: evidence.condition.key.clone(),
+                    key: evidence.condition.key.to_string(),
                     op: evidence.condition.op.as_str().to_owned(),
                     // Guard values are JSON scalars and lists: always serializable.
                     value: serde_json::to_value(&evidence.condition.value).unwrap_or_default(),

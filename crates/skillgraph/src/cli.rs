@@ -568,7 +568,7 @@ fn evidence_table(evaluation: &Evaluation<'_>) -> String {
     ]];
     for c in &evaluation.conditions {
         rows.push([
-            c.condition.key.clone(),
+            c.condition.key.to_string(),
             c.condition.op.to_string(),
             c.condition.value.to_string(),
             c.actual_summary.to_string(),

@@ -13,6 +13,7 @@ use super::{Candidate, Setting, Slot};
 use crate::data::{Condition, ConditionValue, GuardValue, Operator};
 use crate::js_number::{from_js_string, to_js_string};
 use crate::js_value::utf16_cmp;
+use crate::text::Text;
 
 /// For which patterns a key's candidates stand for every value it can hold.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,7 +106,7 @@ fn field(conditions: &[&Condition]) -> (Vec<Candidate>, bool) {
             GuardValue::Null => Candidate::Null,
             GuardValue::Bool(b) => Candidate::Bool(*b),
             GuardValue::Number(n) => Candidate::Number(*n),
-            GuardValue::String(text) => Candidate::Text(text.clone()),
+            GuardValue::String(text) => Candidate::Text(text.to_string()),
         })
         .collect();
     let (numbers, _) = numbers(conditions, true);
@@ -244,7 +245,7 @@ fn strings(conditions: &[&Condition]) -> (Vec<String>, bool) {
     let as_numbers: Vec<Condition> = number_bounds
         .iter()
         .map(|n| Condition {
-            key: String::new(),
+            key: Text::default(),
             op: Operator::Gt,
             value: ConditionValue::Scalar(GuardValue::Number(*n)),
         })
