@@ -4,6 +4,7 @@
 //! the same by construction (one test per condition, shared).
 
 use std::borrow::Cow;
+use std::fmt;
 
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
@@ -13,6 +14,7 @@ use smallvec::SmallVec;
 use crate::compile::{Compiled, Guard, HopCheck, Source, Test};
 use crate::data::{Condition, ConditionValue, GuardValue};
 use crate::hop::Read;
+use crate::js_number;
 use crate::js_value::{Bound, JsValue, Relation, summarize};
 use crate::result_fields::{Fields, read_fields_into};
 
@@ -21,8 +23,9 @@ use crate::result_fields::{Fields, read_fields_into};
 /// It borrows from the guard (its conditions) and from the view: a summary
 /// that is a string the hop or the result holds (unescaped, within the bound)
 /// is that string, not a copy, and `undefined`, `null`, `true`, `false` are
-/// constants. Only a summary that has to be written (a number, a structure,
-/// a cut string) is allocated.
+/// constants; a number is kept as a number until its summary is shown. Only a
+/// summary that has to be written (a structure, a cut or unescaped string) is
+/// allocated.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Evaluation<'a> {
     /// Whether every condition passed (the predicate's answer).
@@ -38,9 +41,99 @@ pub struct ConditionEvidence<'a> {
     pub condition: &'a Condition,
     /// What the key read, bounded: `undefined`, a string verbatim, a scalar as
     /// JavaScript prints it, a structure as JSON; cut to 80 UTF-16 units.
-    pub actual_summary: Cow<'a, str>,
+    pub actual_summary: Summary<'a>,
     /// Whether the condition passed.
     pub passed: bool,
+}
+
+/// What a condition's key read, as its evidence shows it: a text, or a number
+/// kept as it is and printed as JavaScript prints it (`0.8`, `1e+21`) when
+/// the summary is shown, written or compared. Evaluating does not format a
+/// number nobody reads.
+///
+/// ```
+/// use serde_json::json;
+/// use skill_core::GuardView;
+/// use skill_guard::Guard;
+///
+/// let guard = Guard::compile(&json!({ "score": { "gte": 0.8 }, "tier": { "eq": "gold" } }))?;
+/// let evaluation = guard.evaluate(&GuardView::new("t", r#"{"score":0.5,"tier":"gold"}"#));
+/// let [score, tier] = &evaluation.conditions[..] else { unreachable!() };
+/// assert_eq!(score.actual_summary, "0.5");
+/// assert_eq!(tier.actual_summary.as_text(), "gold");
+/// assert_eq!(format!("score = {}", score.actual_summary), "score = 0.5");
+/// # Ok::<(), skill_guard::CompileError>(())
+/// ```
+#[derive(Clone)]
+pub struct Summary<'a>(Said<'a>);
+
+/// What a [`Summary`] holds.
+#[derive(Clone)]
+enum Said<'a> {
+    Text(Cow<'a, str>),
+    Number(f64),
+}
+
+impl<'a> Summary<'a> {
+    /// The summary of `value`.
+    fn of(value: &JsValue<'a>) -> Summary<'a> {
+        Summary(match value {
+            JsValue::Number(n) => Said::Number(*n),
+            _ => Said::Text(summarize(value)),
+        })
+    }
+
+    /// The summary's text: borrowed when it is a text, written when it is a
+    /// number.
+    pub fn as_text(&self) -> Cow<'_, str> {
+        match &self.0 {
+            Said::Text(text) => Cow::Borrowed(text),
+            Said::Number(n) => Cow::Owned(js_number::to_js_string(*n)),
+        }
+    }
+}
+
+impl fmt::Display for Summary<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.as_text())
+    }
+}
+
+impl fmt::Debug for Summary<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.as_text(), f)
+    }
+}
+
+impl Serialize for Summary<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.as_text())
+    }
+}
+
+/// Two summaries are equal when their texts are.
+impl PartialEq for Summary<'_> {
+    fn eq(&self, other: &Summary<'_>) -> bool {
+        self.as_text() == other.as_text()
+    }
+}
+
+impl PartialEq<str> for Summary<'_> {
+    fn eq(&self, other: &str) -> bool {
+        self.as_text() == other
+    }
+}
+
+impl PartialEq<&str> for Summary<'_> {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_text() == *other
+    }
+}
+
+impl PartialEq<String> for Summary<'_> {
+    fn eq(&self, other: &String) -> bool {
+        self.as_text() == other.as_str()
+    }
 }
 
 impl Serialize for ConditionEvidence<'_> {
@@ -219,11 +312,11 @@ impl Guard {
                 let (passed, actual_summary) = match compiled.source {
                     Source::Field(slot) => {
                         let actual = reading.field(slot);
-                        (compiled.test.passes(value, actual), summarize(actual))
+                        (compiled.test.passes(value, actual), Summary::of(actual))
                     }
                     Source::Hop(read) => {
                         let actual = hop_value(view, read);
-                        (compiled.test.passes(value, &actual), summarize(&actual))
+                        (compiled.test.passes(value, &actual), Summary::of(&actual))
                     }
                 };
                 verdict &= passed;
@@ -313,21 +406,26 @@ mod tests {
             .iter()
             .map(|c| {
                 (
-                    c.actual_summary.as_ref(),
-                    matches!(c.actual_summary, Cow::Borrowed(_)),
+                    c.actual_summary.to_string(),
+                    match &c.actual_summary.0 {
+                        Said::Text(Cow::Borrowed(_)) => "borrowed",
+                        Said::Text(Cow::Owned(_)) => "written",
+                        Said::Number(_) => "a number",
+                    },
                 )
             })
             .collect();
         assert_eq!(
             borrowed,
             [
-                ("high", true),
-                ("a\"b", false),
-                ("lookup_order", true),
-                ("undefined", true),
-                ("0.5", false)
-            ],
-            "an escaped string and a number are written; the rest are borrowed"
+                ("high", "borrowed"),
+                ("a\"b", "written"),
+                ("lookup_order", "borrowed"),
+                ("undefined", "borrowed"),
+                ("0.5", "a number")
+            ]
+            .map(|(text, how)| (text.to_owned(), how)),
+            "an escaped string is written and a number kept; the rest are borrowed"
         );
     }
 

@@ -27,9 +27,18 @@ fn a_tool_result_nested_a_million_levels_deep_reads_without_overflow() {
     assert!(guard.test(&view));
     let evaluation = guard.evaluate(&view);
     assert!(evaluation.verdict);
-    assert!(evaluation.conditions[1].actual_summary.starts_with("[[[["));
+    assert!(
+        evaluation.conditions[1]
+            .actual_summary
+            .as_text()
+            .starts_with("[[[[")
+    );
     assert_eq!(
-        evaluation.conditions[1].actual_summary.chars().count(),
+        evaluation.conditions[1]
+            .actual_summary
+            .as_text()
+            .chars()
+            .count(),
         80,
         "cut to the summary bound"
     );
