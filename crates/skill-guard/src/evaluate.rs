@@ -244,11 +244,10 @@ impl<'v> Reading<'v> {
             valid: false,
         };
         if !guard.fields.is_empty() {
-            let keys: SmallVec<[&str; 4]> = guard
-                .fields
-                .iter()
-                .map(|&at| guard.data.conditions[at].key.as_str())
-                .collect();
+            let mut keys: SmallVec<[&str; 4]> = SmallVec::new();
+            for &at in &guard.fields {
+                keys.push(guard.data.conditions[at].key.as_str());
+            }
             reading.valid = read_fields_into(view.result, &keys, &mut reading.fields).is_some();
         }
         reading
