@@ -78,8 +78,11 @@ fn python_part(root: &Path) -> Result<Desk> {
         "xtask: the venv was ready in {:.1} s",
         started.elapsed().as_secs_f64()
     );
-    if let Some(code) = run(root, "cargo", &["build", "-p", "skillgraph"])? {
-        bail!("`cargo build -p skillgraph` failed ({code:?}); fix the build and retry");
+    // The same build as `cargo test --workspace` (the same features of
+    // tokio and rmcp across the workspace), so after the tests it builds
+    // nothing; `-p skillgraph` alone would rebuild the async stack.
+    if let Some(code) = run(root, "cargo", &["build", "--workspace", "--all-targets"])? {
+        bail!("`cargo build --workspace --all-targets` failed ({code:?}); fix the build and retry");
     }
     let folder = target.join("interop").join("desk");
     prepare_desk(root, &python, &folder)?;
