@@ -502,6 +502,36 @@ mod tests {
     }
 
     #[test]
+    fn mcp_servers_are_read_in_the_shape_clients_use_and_their_keys_are_checked() {
+        let dir = std::env::temp_dir().join(format!("skillgraph-load-mcp-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a scratch folder");
+        let map = dir.join("skillmap.json");
+        std::fs::write(
+            &map,
+            r#"{"skills": [{"id": "a"}], "mcpServers": {"orders": {"command": "python3", "args": ["orders.py"], "env": {"A": "1"}, "type": "stdio"}}}"#,
+        )
+        .expect("written");
+        let loaded = load(&map).expect("loads");
+        let orders = &loaded.mcp_servers["orders"];
+        assert_eq!(
+            (orders.command.as_str(), orders.args.as_slice()),
+            ("python3", ["orders.py".to_owned()].as_slice())
+        );
+        assert_eq!(orders.env["A"], "1");
+        std::fs::write(&map, r#"{"mcpServers": {"orders": {"cmd": "python3"}}}"#).expect("written");
+        let err = load(&map).expect_err("an unknown key");
+        assert!(err.to_string().contains("unknown key `cmd`; the keys here are: command, args, env, type"), "{err}");
+        std::fs::write(
+            &map,
+            r#"{"mcpServers": {"orders": {"command": "x", "type": "http"}}}"#,
+        )
+        .expect("written");
+        let err = load(&map).expect_err("a transport serve does not speak");
+        assert!(err.to_string().contains("stdio"), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn bad_json_is_named_with_its_line_and_column() {
         let err = parse_json::<SkillMap>(Path::new("m.json"), "{\n  \"skills\": [\n}").unwrap_err();
         assert_eq!(err.code(), "bad-json");
