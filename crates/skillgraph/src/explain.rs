@@ -147,6 +147,11 @@ pub struct RouteCause {
     /// The status that result declared.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
+    /// `false` when that result came from a tool the active skills did not
+    /// carry: the host dispatched a call the offer did not hold. Written
+    /// only when `false`.
+    #[serde(skip_serializing_if = "is_true")]
+    pub offered: bool,
     /// The route's label in the map.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
@@ -345,6 +350,7 @@ impl<'r> Walk<'r> {
                 .map(|guard| guard.tool_name.clone())
                 .or_else(|| fired.map(|result| result.tool_name.clone())),
             status: fired.and_then(|result| result.status.clone()),
+            offered: fired.is_none_or(|result| result.offered),
             label: declared.and_then(|route| route.label.clone()),
             conditions: moved
                 .guard
@@ -577,6 +583,14 @@ fn route_text(route: &RouteCause, out: &mut String) {
     if let Some(status) = &route.status {
         let _ = write!(out, " (status {status})");
     }
+    if !route.offered {
+        out.push_str(", a tool the active skills did not carry (called though not offered)");
+    }
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde passes fields by reference
+fn is_true(value: &bool) -> bool {
+    *value
 }
 
 fn pick_text(pick: &PickCause, out: &mut String) {
@@ -660,5 +674,52 @@ fn by_name(by: MoveBy) -> &'static str {
         MoveBy::Route => "route",
         MoveBy::Model => "model",
         MoveBy::Stay => "stay",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use skill_core::{SkillMap, ToolResult};
+    use skill_session::{Graph, Posture, Session, read_record};
+
+    use super::*;
+
+    #[test]
+    fn a_route_fired_by_a_tool_not_offered_says_so() {
+        let map: SkillMap = serde_json::from_str(
+            r#"{"skills": [{"id": "a", "tools": [{"name": "x"}]}, {"id": "b", "tools": [{"name": "y"}]}],
+                "entries": ["a"], "routes": [{"from": "a", "to": "b", "on_tool_return": "y"}]}"#,
+        )
+        .expect("a map");
+        let mut session = Session::new(
+            Arc::new(Graph::new(map).expect("a graph")),
+            Posture::Assist,
+            Vec::new(),
+        );
+        session.begin_turn("", None);
+        for tool in ["y", "x"] {
+            session.observe(ToolResult {
+                tool_name: tool.into(),
+                result: "{}".into(),
+                status: None,
+            });
+            session.end_iteration();
+        }
+        let text: String = session
+            .take_events()
+            .iter()
+            .map(|e| e.to_line() + "\n")
+            .collect();
+        let record = read_record(&text).expect("the record reads");
+        let explained = explain(&record, None).expect("explained");
+        let out = explained.to_text();
+        assert!(
+            out.contains("fired by the result of y, a tool the active skills did not carry"),
+            "{out}"
+        );
+        let json = serde_json::to_string(&explained).expect("JSON");
+        assert_eq!(json.matches(r#""offered":false"#).count(), 1, "{json}");
     }
 }

@@ -520,7 +520,11 @@ mod tests {
         assert_eq!(orders.env["A"], "1");
         std::fs::write(&map, r#"{"mcpServers": {"orders": {"cmd": "python3"}}}"#).expect("written");
         let err = load(&map).expect_err("an unknown key");
-        assert!(err.to_string().contains("unknown key `cmd`; the keys here are: command, args, env, type"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("unknown key `cmd`; the keys here are: command, args, env, type"),
+            "{err}"
+        );
         std::fs::write(
             &map,
             r#"{"mcpServers": {"orders": {"command": "x", "type": "http"}}}"#,
