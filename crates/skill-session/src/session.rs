@@ -359,6 +359,14 @@ impl Session {
     /// with `offered: false`.
     pub fn observe(&mut self, result: ToolResult) {
         let offered = self.visible_tools().contains(&result.tool_name.as_str());
+        self.observe_offered(result, offered);
+    }
+
+    /// [`observe`](Self::observe), for a host that decided itself whether
+    /// the tool was offered (one that offers more than the visible tools, or
+    /// that judged it when the call was made): `offered` is recorded as
+    /// given.
+    pub fn observe_offered(&mut self, result: ToolResult, offered: bool) {
         self.events.push(Event::Result(ResultEvent {
             iteration: self.iteration,
             tool_name: result.tool_name.clone(),

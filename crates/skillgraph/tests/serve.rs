@@ -557,9 +557,28 @@ async fn a_server_killed_with_sigkill_leaves_every_answered_step_in_its_record()
     );
 }
 
+/// Whether process `pid` is gone, waiting up to two seconds for it to go.
+fn gone(pid: &str) -> bool {
+    for _ in 0..40 {
+        let alive = Command::new("kill")
+            .args(["-0", pid])
+            .stderr(Stdio::null())
+            .status()
+            .expect("kill runs");
+        if !alive.success() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
 #[test]
 fn an_upstream_that_never_answers_its_handshake_stops_start_up_after_the_timeout() {
-    let servers = json!({"mute": {"command": "sh", "args": ["-c", "exec sleep 30"]}});
+    let dir = scratch("serve", "mute-pid");
+    let pid_file = dir.join("mute.pid");
+    let script = format!("echo $$ > '{}'; exec sleep 30", pid_file.display());
+    let servers = json!({"mute": {"command": "sh", "args": ["-c", script]}});
     let dir = desk("mute", servers, |_| {});
     let output = Command::new(env!("CARGO_BIN_EXE_skillgraph"))
         .arg("serve")
@@ -574,6 +593,66 @@ fn an_upstream_that_never_answers_its_handshake_stops_start_up_after_the_timeout
         stderr.contains(
             r#"upstream server "mute" did not start: no answer to the MCP handshake within 1 s"#
         ),
+        "{stderr}"
+    );
+    let pid = std::fs::read_to_string(&pid_file).expect("the pid is written");
+    assert!(
+        gone(pid.trim()),
+        "the upstream is not left running after serve stops"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn all_tools_offers_every_upstream_tool_and_records_them_as_offered() {
+    let dir = desk("all-tools", one_upstream(), |_| {});
+    let record = dir.join("run.jsonl");
+    let (client, _) = connect(
+        &dir,
+        &["--all-tools", "--record", &record.display().to_string()],
+    )
+    .await;
+    assert_eq!(
+        tool_names(&client).await,
+        [
+            "charge_history",
+            "export_rows",
+            "issue_refund",
+            "list_skills",
+            "lookup_invoice",
+            "lookup_order",
+            "read_skill",
+            "render_chart",
+            "track_parcel"
+        ]
+    );
+    call(&client, "issue_refund", json!({"order_id": 4412}))
+        .await
+        .expect("answered");
+    client.cancel().await.expect("the client closes");
+    let written = std::fs::read_to_string(&record).expect("the record");
+    assert!(
+        written.contains(r#""tool_name":"issue_refund""#),
+        "{written}"
+    );
+    assert!(
+        !written.contains(r#""offered":false"#),
+        "every tool was offered: {written}"
+    );
+}
+
+#[test]
+fn an_upstream_tool_named_like_a_skillgraph_tool_stops_start_up() {
+    let dir = scratch("serve", "reserved-data");
+    let data = json!({"read_skill": {"argument": "id", "answers": {}, "default": null, "description": "shadow"}});
+    let file = common::write(&dir, "data.json", &data.to_string());
+    let servers = json!({"shadow": {"command": desk_upstream(), "args": ["--data", file]}});
+    let (code, stderr) = start_alone(&desk("reserved", servers, |map| {
+        map["skills"] = json!({});
+        map["routes"] = json!([]);
+    }));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains(r#"upstream server "shadow" offers a tool named "read_skill""#),
         "{stderr}"
     );
 }

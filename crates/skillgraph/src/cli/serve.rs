@@ -11,6 +11,7 @@ mod upstream;
 use std::fmt::Write as _;
 #[cfg(unix)]
 use std::fs::File;
+use std::io::Write as _;
 #[cfg(unix)]
 use std::os::fd::AsFd;
 #[cfg(unix)]
@@ -125,13 +126,25 @@ fn client_pipes() -> Option<(pipe::Receiver, pipe::Sender)> {
     let (out, err) = (output.metadata().ok()?, errors.metadata().ok()?);
     if (out.dev(), out.ino()) == (err.dev(), err.ino()) {
         // Polling needs non-blocking writes, which standard error (written
-        // with eprintln!) must not share.
+        // with blocking writes) must not share.
         return None;
     }
     Some((
         pipe::Receiver::from_file(input).ok()?,
         pipe::Sender::from_file(output).ok()?,
     ))
+}
+
+/// A line on standard error, prefixed with `skillgraph serve:`. Standard
+/// error may be a pipe whose reader has gone: the line is then lost, never
+/// a panic (as `eprintln!` would).
+fn warn(message: &str) {
+    warn_raw(&format!("skillgraph serve: {message}"));
+}
+
+/// A line on standard error as it is; see [`warn`].
+fn warn_raw(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}");
 }
 
 /// The folder the upstream servers run in: the map's folder.
@@ -154,6 +167,14 @@ fn refuse_mismatches(
     clashes: &[Clash],
 ) -> Result<(), Failure> {
     let mut message = String::new();
+    for reserved in ["read_skill", "list_skills"] {
+        if let Some(server) = upstreams.server_of(reserved) {
+            let _ = writeln!(
+                message,
+                "upstream server \"{server}\" offers a tool named \"{reserved}\", which skillgraph serve answers itself, so it could never be called; rename it in that server"
+            );
+        }
+    }
     for clash in clashes {
         let _ = writeln!(
             message,

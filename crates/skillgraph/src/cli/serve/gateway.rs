@@ -22,6 +22,7 @@ use skill_tools::HostFormat;
 use super::observe::observe;
 use super::record::RecordSink;
 use super::upstream::Upstreams;
+use super::warn;
 
 /// The longest unknown id an answer repeats back; a longer one is only
 /// measured.
@@ -190,8 +191,9 @@ impl Gateway {
         })
     }
 
-    /// Before forwarding `name`: whether it may be called now.
-    fn admit(&self, name: &str) -> Result<Option<CallToolResult>, ErrorData> {
+    /// Before forwarding `name`: whether it is offered now (`Ok(Ok(…))`),
+    /// or the refusal `--strict-tools` answers with (`Ok(Err(…))`).
+    fn admit(&self, name: &str) -> Result<Result<bool, CallToolResult>, ErrorData> {
         if self.upstreams.tool(name).is_none() {
             let known: Vec<&str> = self
                 .upstreams
@@ -200,27 +202,32 @@ impl Gateway {
                 .collect();
             return Err(unknown_tool(name, &known));
         }
-        if !self.options.strict_tools || self.options.all_tools {
-            return Ok(None);
-        }
         let state = self.state()?;
-        if state.session.visible_tools().contains(&name) {
-            return Ok(None);
+        let offered = self.options.all_tools || state.session.visible_tools().contains(&name);
+        if offered || !self.options.strict_tools {
+            return Ok(Ok(offered));
         }
-        let carriers: Vec<&str> = state
-            .session
+        let session = &state.session;
+        let carriers: Vec<&str> = session
             .graph()
             .map()
             .skills
             .iter()
             .filter(|skill| skill.tool(name).is_some())
             .map(|skill| skill.id.as_str())
+            .filter(|id| !session.hidden_ids().iter().any(|hidden| hidden == id))
             .collect();
-        let message = format!(
-            "{name} is not offered now: it comes with the skill(s) {}; read one of them with read_skill first",
-            carriers.join(", ")
-        );
-        Ok(Some(CallToolResult::error(vec![ContentBlock::text(
+        let message = if carriers.is_empty() {
+            format!(
+                "{name} is not offered now, and no skill this session can read carries it; call one of the tools in tools/list"
+            )
+        } else {
+            format!(
+                "{name} is not offered now: it comes with the skill(s) {}; read one of them with read_skill first",
+                carriers.join(", ")
+            )
+        };
+        Ok(Err(CallToolResult::error(vec![ContentBlock::text(
             message,
         )])))
     }
@@ -230,11 +237,14 @@ impl Gateway {
     fn route(
         &self,
         name: &str,
+        offered: bool,
         mut answer: CallToolResult,
     ) -> Result<(CallToolResult, bool), ErrorData> {
         let mut state = self.state()?;
         let before = state.active();
-        state.session.observe(observe(name, &answer));
+        state
+            .session
+            .observe_offered(observe(name, &answer), offered);
         let moved = state.session.end_iteration();
         if moved.by == MoveBy::Route
             && let Some(skill) = moved
@@ -266,7 +276,7 @@ impl Gateway {
         if context.peer.peer_info().is_some()
             && let Err(err) = context.peer.notify_tool_list_changed().await
         {
-            eprintln!("skillgraph serve: could not send tools/list_changed: {err}");
+            warn(&format!("could not send tools/list_changed: {err}"));
         }
         let listeners: Vec<SubscriptionSink> = match self.listeners.lock() {
             Ok(listeners) => listeners.clone(),
@@ -274,7 +284,7 @@ impl Gateway {
         };
         for sink in listeners {
             if let Err(err) = sink.notify_tool_list_changed().await {
-                eprintln!("skillgraph serve: could not send tools/list_changed: {err}");
+                warn(&format!("could not send tools/list_changed: {err}"));
             }
         }
     }
@@ -349,11 +359,12 @@ impl ServerHandler for Gateway {
             "read_skill" => self.read(request.arguments.as_ref())?,
             "list_skills" => (self.list_skills(request.arguments)?, false),
             name => {
-                if let Some(refusal) = self.admit(name)? {
-                    return Ok(CallToolResponse::Complete(refusal));
-                }
+                let offered = match self.admit(name)? {
+                    Ok(offered) => offered,
+                    Err(refusal) => return Ok(CallToolResponse::Complete(refusal)),
+                };
                 match self.upstreams.call(name, request.arguments).await {
-                    Ok(answer) => self.route(name, answer)?,
+                    Ok(answer) => self.route(name, offered, answer)?,
                     Err(err) => {
                         self.end_failed_call()?;
                         return Err(err);

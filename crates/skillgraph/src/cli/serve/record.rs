@@ -5,6 +5,7 @@
 
 use skill_session::Event;
 
+use super::warn;
 use crate::cli::record_file::RecordWriter;
 
 /// Where a served session's events go.
@@ -29,10 +30,10 @@ impl RecordSink {
             if let Some(file) = self.file.as_mut()
                 && let Err(failure) = file.write_line(&line)
             {
-                eprintln!(
+                warn(&format!(
                     "error[{}]: {}; the record goes on in the resource skillgraph://record only",
                     failure.code, failure.message
-                );
+                ));
                 self.file = None;
             }
             self.text.push_str(&line);

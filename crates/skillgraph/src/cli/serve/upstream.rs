@@ -15,6 +15,8 @@ use rmcp::service::{RoleClient, RunningService, ServiceError};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{ErrorData, ServiceExt};
 use skillgraph::McpServer;
+
+use super::warn_raw;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{ChildStderr, Command};
 
@@ -87,7 +89,7 @@ fn drain_stderr(server: String, stderr: ChildStderr, tail: Tail) {
     tokio::spawn(async move {
         let mut lines = BufReader::new(stderr).lines();
         while let Ok(Some(line)) = lines.next_line().await {
-            eprintln!("[{server}] {line}");
+            warn_raw(&format!("[{server}] {line}"));
             tail.push_line(&line);
         }
     });
@@ -235,7 +237,13 @@ async fn start_one(
     timeout: Duration,
 ) -> Result<(Upstream, Vec<Tool>), StartError> {
     let mut command = Command::new(&decl.command);
-    command.args(&decl.args).envs(&decl.env).current_dir(dir);
+    // Killed when dropped, so that no path out of `serve` (a failed start,
+    // a refused map, a closed connection) leaves it running.
+    command
+        .args(&decl.args)
+        .envs(&decl.env)
+        .current_dir(dir)
+        .kill_on_drop(true);
     let (transport, stderr) = TokioChildProcess::builder(command)
         .stderr(Stdio::piped())
         .spawn()
