@@ -674,3 +674,55 @@ async fn a_record_file_that_stops_taking_writes_leaves_the_resource_whole() {
     assert_eq!(moves(text).len(), 1, "{text}");
     client.cancel().await.expect("the client closes");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn skills_read_as_resources_go_through_the_read_gate() {
+    let dir = desk("skills-extension", one_upstream(), |_| {});
+    let (client, watcher) = connect(&dir, &[]).await;
+    let listed = client.list_all_skills().await.expect("skills/list answers");
+    let uris: Vec<&str> = listed.iter().map(|skill| skill.uri.as_str()).collect();
+    assert_eq!(uris.len(), 7, "{uris:?}");
+    assert!(uris.contains(&"skill://refunds/SKILL.md"), "{uris:?}");
+    let refunds = client
+        .get_skill(rmcp::model::GetSkillRequestParams::new(
+            "skill://refunds/SKILL.md",
+        ))
+        .await
+        .expect("skills/get answers");
+    assert!(
+        refunds
+            .skill
+            .frontmatter
+            .description
+            .starts_with("Refund an order")
+    );
+
+    let read = client
+        .read_resource(ReadResourceRequestParams::new("skill://refunds/SKILL.md"))
+        .await
+        .expect("an accepted read of a hop");
+    let Some(ResourceContents::TextResourceContents { text, .. }) = read.contents.first() else {
+        panic!("a text resource: {read:?}");
+    };
+    assert!(
+        text.starts_with("<skill_content name=\"refunds\">"),
+        "{text}"
+    );
+    tokio::time::timeout(PATIENCE, watcher.changed.notified())
+        .await
+        .expect("tools/list_changed");
+    assert!(
+        tool_names(&client)
+            .await
+            .contains(&"issue_refund".to_owned())
+    );
+    client.cancel().await.expect("the client closes");
+
+    let (client, _) = connect(&dir, &["--posture", "rails"]).await;
+    let refused = client
+        .read_resource(ReadResourceRequestParams::new("skill://refunds/SKILL.md"))
+        .await
+        .expect_err("rails refuses every read of a hop");
+    assert!(refused.to_string().contains("refunds"), "{refused}");
+    client.cancel().await.expect("the client closes");
+}

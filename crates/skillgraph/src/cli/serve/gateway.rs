@@ -8,10 +8,11 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    JsonObject, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetSkillRequestParams,
+    GetSkillResult, Implementation, JsonObject, ListResourcesResult, ListSkillsResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, Resource, ResourceContents, ServerCapabilities, ServerConfig,
+    Skill as McpSkill, SkillFrontmatter, SkillResources, SubscriptionFilter, Tool,
 };
 use rmcp::service::{RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -68,6 +69,8 @@ pub(crate) struct Gateway {
     upstreams: Arc<Upstreams>,
     options: Options,
     instructions: String,
+    /// The catalog as MCP's skills extension lists it (`skills/list`).
+    skills: Vec<McpSkill>,
     /// `subscriptions/listen` streams of clients on the newer protocol.
     listeners: Mutex<Vec<SubscriptionSink>>,
 }
@@ -81,6 +84,7 @@ impl Gateway {
         options: Options,
     ) -> Self {
         let instructions = session.system_prompt();
+        let skills = skill_entries(&session);
         let mut state = State { session, record };
         state.flush();
         Gateway {
@@ -88,6 +92,7 @@ impl Gateway {
             upstreams,
             options,
             instructions,
+            skills,
             listeners: Mutex::new(Vec::new()),
         }
     }
@@ -129,35 +134,32 @@ impl Gateway {
 
     /// A `read_skill` call: judged by the gate, then the iteration ends.
     fn read(&self, arguments: Option<&JsonObject>) -> Result<(CallToolResult, bool), ErrorData> {
-        let id = match read_argument(arguments) {
-            Ok(id) => id,
-            Err(message) => {
-                return Ok((
-                    CallToolResult::error(vec![ContentBlock::text(message)]),
-                    false,
-                ));
-            }
+        let read = match read_argument(arguments) {
+            Ok(id) => self.gate(id)?,
+            Err(message) => Read::refused(message),
         };
+        let result = if read.accepted {
+            CallToolResult::success(vec![ContentBlock::text(read.text)])
+        } else {
+            CallToolResult::error(vec![ContentBlock::text(read.text)])
+        };
+        Ok((result, read.changed))
+    }
+
+    /// Judge a read of `id` (a `read_skill` call, or a skill's `SKILL.md`
+    /// read as a resource) and end the iteration.
+    fn gate(&self, id: &str) -> Result<Read, ErrorData> {
         let mut state = self.state()?;
         if id.len() > MAX_ID_ECHO && !state.session.graph().has_skill(id) {
-            let message = format!(
+            return Ok(Read::refused(format!(
                 "read_skill was called with an id of {} bytes, which is not a skill of this map; pass one of the ids in its schema",
                 id.len()
-            );
-            return Ok((
-                CallToolResult::error(vec![ContentBlock::text(message)]),
-                false,
-            ));
+            )));
         }
         let before = state.active();
         let answer = match state.session.read_skill(id) {
             Ok(answer) => answer,
-            Err(err) => {
-                return Ok((
-                    CallToolResult::error(vec![ContentBlock::text(err.to_string())]),
-                    false,
-                ));
-            }
+            Err(err) => return Ok(Read::refused(err.to_string())),
         };
         let text = match state.session.graph().skill(id) {
             // An accepted read answers with the body whatever the mode: MCP
@@ -170,12 +172,11 @@ impl Gateway {
         state.session.end_iteration();
         let changed = state.active() != before;
         state.flush();
-        let result = if answer.read.accepted {
-            CallToolResult::success(vec![ContentBlock::text(text)])
-        } else {
-            CallToolResult::error(vec![ContentBlock::text(text)])
-        };
-        Ok((result, changed))
+        Ok(Read {
+            accepted: answer.read.accepted,
+            text,
+            changed,
+        })
     }
 
     /// A `list_skills` call.
@@ -290,6 +291,60 @@ impl Gateway {
     }
 }
 
+/// The `skills/list` entry of each skill the session may name. Its
+/// `SKILL.md` is read through the gate, so its content depends on the
+/// position: the entry says `dynamic` instead of a digest. A skill whose id
+/// is not a valid skill name for the extension is left out, with a line on
+/// standard error.
+fn skill_entries(session: &Session) -> Vec<McpSkill> {
+    let mut entries = Vec::new();
+    for skill in &session.graph().map().skills {
+        if session.hidden_ids().contains(&skill.id) {
+            continue;
+        }
+        let entry = McpSkill::new(
+            skill_uri(&skill.id),
+            SkillFrontmatter::new(
+                skill.id.clone(),
+                skill.description.clone().unwrap_or_default(),
+            ),
+            SkillResources::Dynamic,
+        );
+        match entry.validate() {
+            Ok(()) => entries.push(entry),
+            Err(err) => warn(&format!(
+                "skill \"{}\" is not listed by skills/list ({err}); read_skill still offers it",
+                skill.id.escape_debug()
+            )),
+        }
+    }
+    entries
+}
+
+/// The resource URI of a skill's `SKILL.md`.
+fn skill_uri(id: &str) -> String {
+    format!("skill://{id}/SKILL.md")
+}
+
+/// What the gate answered a read with.
+struct Read {
+    accepted: bool,
+    /// The body (accepted) or the teaching refusal.
+    text: String,
+    /// Whether the active skills changed.
+    changed: bool,
+}
+
+impl Read {
+    fn refused(text: String) -> Self {
+        Read {
+            accepted: false,
+            text,
+            changed: false,
+        }
+    }
+}
+
 /// A body inside its `<skill_content>` block.
 fn skill_content(id: &str, body: &str) -> String {
     format!("<skill_content name=\"{id}\">{body}</skill_content>")
@@ -332,6 +387,7 @@ impl ServerHandler for Gateway {
             .enable_tools()
             .enable_tool_list_changed()
             .enable_resources()
+            .enable_skills()
             .build();
         let config = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("skillgraph", env!("CARGO_PKG_VERSION")));
@@ -392,12 +448,24 @@ impl ServerHandler for Gateway {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        if let Some(skill) = self.skills.iter().find(|skill| skill.uri == request.uri) {
+            let read = self.gate(skill.name())?;
+            if read.changed {
+                self.announce(&context).await;
+            }
+            if !read.accepted {
+                return Err(ErrorData::invalid_params(read.text, None));
+            }
+            let contents =
+                ResourceContents::text(read.text, &skill.uri).with_mime_type("text/markdown");
+            return Ok(ReadResourceResult::new(vec![contents]).into());
+        }
         if request.uri != RECORD_URI {
             return Err(ErrorData::resource_not_found(
                 format!(
-                    "no resource \"{}\"; the one resource here is {RECORD_URI}",
+                    "no resource \"{}\"; the resources here are {RECORD_URI} and each skill's SKILL.md as skills/list names it",
                     request.uri.escape_debug()
                 ),
                 None,
@@ -406,6 +474,31 @@ impl ServerHandler for Gateway {
         let text = self.state()?.record.text();
         let contents = ResourceContents::text(text, RECORD_URI).with_mime_type("application/jsonl");
         Ok(ReadResourceResult::new(vec![contents]).into())
+    }
+
+    async fn list_skills(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        Ok(ListSkillsResult::with_all_items(self.skills.clone()))
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        match self.skills.iter().find(|skill| skill.uri == request.uri) {
+            Some(skill) => Ok(GetSkillResult::new(skill.clone())),
+            None => Err(ErrorData::invalid_params(
+                format!(
+                    "no skill at \"{}\"; skills/list names each skill's SKILL.md (skill://ID/SKILL.md)",
+                    request.uri.escape_debug()
+                ),
+                None,
+            )),
+        }
     }
 
     fn accepted_subscription_filter(
