@@ -29,6 +29,26 @@ pub const RESERVED_KEYS: [&str; 12] = [
     "__lookupSetter__",
 ];
 
+/// Whether `key` is one of [`RESERVED_KEYS`]: a match, so the compiler picks
+/// the candidates by length before comparing bytes (most keys have none).
+fn is_reserved(key: &str) -> bool {
+    matches!(
+        key,
+        "__proto__"
+            | "constructor"
+            | "prototype"
+            | "toString"
+            | "valueOf"
+            | "hasOwnProperty"
+            | "isPrototypeOf"
+            | "propertyIsEnumerable"
+            | "__defineGetter__"
+            | "__defineSetter__"
+            | "__lookupGetter__"
+            | "__lookupSetter__"
+    )
+}
+
 /// The longest `in`/`notIn` list a guard may declare.
 pub const MAX_LIST_LEN: usize = 1000;
 
@@ -361,7 +381,7 @@ impl Guard {
             .sum();
         let mut guard = Guard::with_capacity(operators);
         for (key, ops) in enumerate(keys) {
-            if RESERVED_KEYS.contains(&key.as_str()) {
+            if is_reserved(key) {
                 return Err(CompileError::ReservedKey { key: key.clone() });
             }
             let Value::Object(ops) = ops else {
@@ -609,6 +629,16 @@ mod tests {
 
     fn parse(text: &str) -> Value {
         serde_json::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn the_reserved_check_is_the_reserved_list() {
+        for key in RESERVED_KEYS {
+            assert!(is_reserved(key), "{key}");
+            assert!(!is_reserved(&key.to_uppercase()), "{key}");
+            assert!(!is_reserved(&key[1..]), "{key}");
+        }
+        assert!(!is_reserved("riskLevel") && !is_reserved("__proto"));
     }
 
     #[test]

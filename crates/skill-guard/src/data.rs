@@ -60,9 +60,20 @@ impl Operator {
         }
     }
 
-    /// The operator spelt exactly `name`, if it is one.
+    /// The operator spelt exactly `name`, if it is one. A match, so the
+    /// compiler picks the candidate by length before comparing bytes.
     pub fn parse(name: &str) -> Option<Operator> {
-        Operator::ALL.into_iter().find(|op| op.as_str() == name)
+        Some(match name {
+            "eq" => Operator::Eq,
+            "ne" => Operator::Ne,
+            "gt" => Operator::Gt,
+            "gte" => Operator::Gte,
+            "lt" => Operator::Lt,
+            "lte" => Operator::Lte,
+            "in" => Operator::In,
+            "notIn" => Operator::NotIn,
+            _ => return None,
+        })
     }
 
     /// The symbol captions use: `= ≠ > ≥ < ≤ in not in`.
@@ -460,6 +471,16 @@ impl<'de> Deserialize<'de> for GuardData {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn operators_parse_exactly_their_own_spelling() {
+        for op in Operator::ALL {
+            assert_eq!(Operator::parse(op.as_str()), Some(op));
+            assert_eq!(Operator::parse(&op.as_str().to_uppercase()), None);
+        }
+        assert_eq!(Operator::parse("notin"), None);
+        assert_eq!(Operator::parse(""), None);
+    }
 
     #[test]
     fn numbers_serialize_as_javascript_prints_them() {
