@@ -428,7 +428,7 @@ impl Guard {
     fn with_capacity(conditions: usize) -> Guard {
         Guard {
             data: GuardData {
-                conditions: Vec::with_capacity(conditions),
+                conditions: SmallVec::with_capacity(conditions),
             },
             compiled: SmallVec::new(),
             hops: SmallVec::new(),

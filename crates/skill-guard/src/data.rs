@@ -7,6 +7,7 @@ use serde::de::Error as _;
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use skill_core::exact_integer;
+use smallvec::SmallVec;
 
 use crate::compile::Guard;
 use crate::js_number;
@@ -384,7 +385,20 @@ impl Serialize for Condition {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GuardData {
     /// The conditions, in the order they are judged and reported.
-    pub(crate) conditions: Vec<Condition>,
+    #[serde(serialize_with = "serialize_conditions")]
+    pub(crate) conditions: Conditions,
+}
+
+/// A guard's conditions: up to three (most guards name fewer) kept inline,
+/// so compiling such a guard does not allocate for its list.
+pub(crate) type Conditions = SmallVec<[Condition; 3]>;
+
+/// The conditions as a JSON array.
+fn serialize_conditions<S: Serializer>(
+    conditions: &Conditions,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(conditions)
 }
 
 impl GuardData {

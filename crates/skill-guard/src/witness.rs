@@ -262,7 +262,7 @@ pub fn examine(conditions: &[Condition], setting: &Setting) -> Examination {
 /// The §4.5 proof, or a route that no declared status can fire.
 fn proven(conditions: &[Condition], setting: &Setting) -> Option<NoWitness> {
     let data = GuardData {
-        conditions: conditions.to_vec(),
+        conditions: conditions.into(),
     };
     if let Some(proof) = unsatisfiable(&data, &setting.preconditions()) {
         return Some(NoWitness::Unsatisfiable(proof));
@@ -523,7 +523,7 @@ impl<'c> Search<'c> {
             .map(|key| Table::new(key, conditions, setting, &base))
             .collect();
         let guard = Guard::from_data(&GuardData {
-            conditions: conditions.to_vec(),
+            conditions: conditions.into(),
         });
         Search {
             conditions,
