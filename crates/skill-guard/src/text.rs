@@ -72,17 +72,35 @@ impl Serialize for Text {
     }
 }
 
+/// The most bytes kept inline.
+const INLINE: usize = 23;
+
+impl Text {
+    /// `text` kept: a short one copied into place byte by byte, inlined here
+    /// (`SmolStr::new` is a call that zeroes the buffer and calls `memcpy`
+    /// for every text, which costs more than the copy for a key of a few
+    /// bytes), a longer one shared.
+    #[inline]
+    fn new(text: &str) -> Text {
+        Text(if text.len() <= INLINE {
+            SmolStr::new_inline(text)
+        } else {
+            SmolStr::new(text)
+        })
+    }
+}
+
 impl From<&str> for Text {
     #[inline]
     fn from(text: &str) -> Self {
-        Text(SmolStr::new(text))
+        Text::new(text)
     }
 }
 
 impl From<&String> for Text {
     #[inline]
     fn from(text: &String) -> Self {
-        Text(SmolStr::new(text))
+        Text::new(text)
     }
 }
 
@@ -140,7 +158,13 @@ mod tests {
 
     #[test]
     fn short_and_long_texts_read_back_as_written() {
-        for text in ["", "high", "a".repeat(23).as_str(), "é".repeat(40).as_str()] {
+        for text in [
+            "",
+            "high",
+            "a".repeat(INLINE).as_str(),
+            "b".repeat(INLINE + 1).as_str(),
+            "é".repeat(40).as_str(),
+        ] {
             let kept = Text::from(text);
             assert_eq!(kept.as_str(), text);
             assert_eq!(kept.clone(), kept);
