@@ -481,13 +481,15 @@ impl PartialEq for Guard {
 }
 
 /// Members in JavaScript's own-key order. Without an index-like key that
-/// is the written order, taken as it stands. An index begins with a digit,
-/// so a key that does not is passed over without asking more.
+/// is the written order, taken as it stands; so is one member alone (an
+/// operator object has one, mostly). An index begins with a digit, so a key
+/// that does not is passed over without asking more.
+#[inline]
 fn enumerate(map: &Map<String, Value>) -> KeyOrder<'_> {
     let index_like = |key: &String| {
         key.as_bytes().first().is_some_and(u8::is_ascii_digit) && array_index(key).is_some()
     };
-    if !map.keys().any(index_like) {
+    if map.len() < 2 || !map.keys().any(index_like) {
         return KeyOrder::Written(map.iter());
     }
     let members: Vec<(&String, &Value)> = map.iter().collect();
