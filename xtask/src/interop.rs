@@ -80,9 +80,10 @@ fn python_part(root: &Path) -> Result<Desk> {
     );
     // The same build as `cargo test --workspace` (the same features of
     // tokio and rmcp across the workspace), so after the tests it builds
-    // nothing; `-p skillgraph` alone would rebuild the async stack.
-    if let Some(code) = run(root, "cargo", &["build", "--workspace", "--all-targets"])? {
-        bail!("`cargo build --workspace --all-targets` failed ({code:?}); fix the build and retry");
+    // nothing; `-p skillgraph` alone would rebuild the async stack, and
+    // `--all-targets` the benches.
+    if let Some(code) = run(root, "cargo", &["build", "--workspace", "--tests"])? {
+        bail!("`cargo build --workspace --tests` failed ({code:?}); fix the build and retry");
     }
     let folder = target.join("interop").join("desk");
     prepare_desk(root, &python, &folder)?;
