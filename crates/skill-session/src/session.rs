@@ -381,8 +381,9 @@ impl Session {
     /// Close the iteration: move the cursor once, by the first that applies —
     /// a route over this iteration's results (superseding any pending pick),
     /// the pending pick, or a stay. Then the results and the pick clear and
-    /// the iteration number grows by one. Returns the recorded move.
-    pub fn end_iteration(&mut self) -> MoveEvent {
+    /// the iteration number grows by one. Returns the recorded move, as the
+    /// record holds it (clone it to keep it past the next change).
+    pub fn end_iteration(&mut self) -> &MoveEvent {
         let moved = self.resolve_move();
         if moved.by != MoveBy::Stay {
             self.menu_outstanding = false;
@@ -391,8 +392,12 @@ impl Session {
         self.results.clear();
         self.pick = None;
         self.iteration += 1;
-        self.events.push(Event::Move(moved.clone()));
-        moved
+        self.events.push(Event::Move(moved));
+        match self.events.last() {
+            Some(Event::Move(moved)) => moved,
+            // The move was pushed on the line above.
+            _ => unreachable!("the last event is the move just recorded"),
+        }
     }
 
     /// The move that ends this iteration, with its evidence.

@@ -180,7 +180,7 @@ impl Run {
 
     fn end(&mut self, before: Option<String>) -> Result<(), TestCaseError> {
         let pick = self.session.pending_pick().map(str::to_owned);
-        let moved = self.session.end_iteration();
+        let moved = self.session.end_iteration().clone();
         prop_assert_eq!(&moved.from, &before);
         prop_assert_eq!(self.session.cursor(), moved.to.as_deref());
         let map = self.session.graph().map();

@@ -246,12 +246,10 @@ impl Gateway {
         state
             .session
             .observe_offered(observe(name, &answer), offered);
-        let moved = state.session.end_iteration();
-        if moved.by == MoveBy::Route
-            && let Some(skill) = moved
-                .to
-                .as_deref()
-                .and_then(|to| state.session.graph().skill(to))
+        let by_route = state.session.end_iteration().by == MoveBy::Route;
+        let session = &state.session;
+        if by_route
+            && let Some(skill) = session.cursor().and_then(|to| session.graph().skill(to))
             && !skill.body.is_empty()
         {
             answer
