@@ -417,7 +417,9 @@ impl ServerHandler for Gateway {
                     Ok(offered) => offered,
                     Err(refusal) => return Ok(CallToolResponse::Complete(refusal)),
                 };
-                match self.upstreams.call(name, request.arguments).await {
+                // Boxed: the forwarded call's future is large, and rmcp moves
+                // this handler's future into a task of its own per request.
+                match Box::pin(self.upstreams.call(name, request.arguments)).await {
                     Ok(answer) => self.route(name, offered, answer)?,
                     Err(err) => {
                         self.end_failed_call()?;
@@ -427,7 +429,7 @@ impl ServerHandler for Gateway {
             }
         };
         if changed {
-            self.announce(&context).await;
+            Box::pin(self.announce(&context)).await;
         }
         Ok(CallToolResponse::Complete(answer))
     }
