@@ -17,6 +17,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use skill_checkup::{Checkup, Problem};
 use skill_core::{GuardViewInput, ReadSkillOffer, SkillMap, ToolResult};
 use skill_guard::{CompiledMap, Evaluation, Guard, Iteration};
+use skill_session::Graph;
 use skill_tools::{HostFormat, ToolDescriptor, list_skills, read_skill};
 use skillgraph::{LoadError, Loaded, load, mermaid};
 
@@ -322,15 +323,25 @@ fn read_file(file: &Path) -> Result<String, Failure> {
 /// guard is a map error (exit 1) naming each route and the command that
 /// shows every problem.
 fn compile_map<'m>(map: &'m SkillMap, path: &Path) -> Result<CompiledMap<'m>, Failure> {
-    CompiledMap::new(map).map_err(|errors| {
-        Failure::invalid(
-            errors.code(),
-            format!(
-                "{errors}\nRun `skillgraph check {}` for every problem of the map.",
-                path.display()
-            ),
-        )
-    })
+    CompiledMap::new(map).map_err(|errors| refused_map(errors.code(), &errors, path))
+}
+
+/// The shared graph of the map read from `path`, for a session (`play`,
+/// `serve`); a refused guard is refused as [`compile_map`] refuses it.
+fn session_graph(map: SkillMap, path: &Path) -> Result<Graph, Failure> {
+    Graph::new(map).map_err(|err| refused_map(err.code(), &err, path))
+}
+
+/// A map error (exit 1): what was refused, and the command that shows every
+/// problem of the map at `path`.
+fn refused_map(code: &'static str, err: &dyn std::fmt::Display, path: &Path) -> Failure {
+    Failure::invalid(
+        code,
+        format!(
+            "{err}\nRun `skillgraph check {}` for every problem of the map.",
+            path.display()
+        ),
+    )
 }
 
 fn to_json(value: &impl serde::Serialize) -> Result<String, Failure> {

@@ -13,12 +13,12 @@ use clap::ValueEnum;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use skill_core::{Menu, ResultStatus, ToolResult, nearest};
-use skill_session::{Graph, Posture, Session};
+use skill_session::{Posture, Session};
 use skill_tools::HostFormat;
 use skillgraph::load;
 
-use super::Failure;
 use super::record_file::RecordWriter;
+use super::{Failure, session_graph};
 
 /// The session's posture, as the command line spells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -113,15 +113,7 @@ pub(super) fn play(
             path.display()
         );
     }
-    let graph = Graph::new(loaded.map).map_err(|err| {
-        Failure::invalid(
-            err.code(),
-            format!(
-                "{err}\nRun `skillgraph check {}` for every problem of the map.",
-                path.display()
-            ),
-        )
-    })?;
+    let graph = session_graph(loaded.map, path)?;
     let mut writer = record.map(RecordWriter::create).transpose()?;
     let mut session = Session::new(Arc::new(graph), posture.into(), Vec::new());
     if let Some(writer) = writer.as_mut() {

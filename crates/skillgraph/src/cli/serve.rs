@@ -27,8 +27,8 @@ use skillgraph::load;
 #[cfg(unix)]
 use tokio::net::unix::pipe;
 
-use super::Failure;
 use super::record_file::RecordWriter;
+use super::{Failure, session_graph};
 use gateway::{Gateway, Options};
 use record::RecordSink;
 use upstream::{Clash, Upstreams};
@@ -52,15 +52,7 @@ pub(super) struct ServeArgs {
 /// Serve the map at `args.path` until the client closes the connection.
 pub(super) fn serve(args: ServeArgs) -> Result<ExitCode, Failure> {
     let loaded = load(&args.path)?;
-    let graph = Graph::new(loaded.map).map_err(|err| {
-        Failure::invalid(
-            err.code(),
-            format!(
-                "{err}\nRun `skillgraph check {}` for every problem of the map.",
-                args.path.display()
-            ),
-        )
-    })?;
+    let graph = session_graph(loaded.map, &args.path)?;
     let record = args
         .record
         .as_deref()
