@@ -63,4 +63,4 @@ pub use record::{
     TurnEvent,
 };
 pub use replay::{ReplayError, replay};
-pub use session::{Posture, ReadAnswer, ReadError, Session};
+pub use session::{Posture, ReadAnswer, ReadError, Session, skill_content};

@@ -16,6 +16,18 @@ use crate::record::{
     StartEvent, TurnEvent, head,
 };
 
+/// A skill's body as the model is shown it outside a tool answer: inside
+/// `<skill_content name="ID">…</skill_content>` (the system prompt's
+/// blocks, and a host that brings a body some other way, as an MCP server
+/// does after a move).
+///
+/// ```
+/// assert_eq!(skill_session::skill_content("faq", "Be brief."), r#"<skill_content name="faq">Be brief.</skill_content>"#);
+/// ```
+pub fn skill_content(id: &str, body: &str) -> String {
+    format!("<skill_content name=\"{id}\">{body}</skill_content>")
+}
+
 /// How a session judges reads of hops (never of open skills), fixed per
 /// session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -285,12 +297,7 @@ impl Session {
             .filter(|id| !self.hidden.iter().any(|hidden| hidden == id))
             .filter_map(|id| self.graph.skill(id))
             .filter(|skill| skill.surface_mode != SurfaceMode::ToolOnly && !skill.body.is_empty())
-            .map(|skill| {
-                format!(
-                    "<skill_content name=\"{}\">{}</skill_content>",
-                    skill.id, skill.body
-                )
-            })
+            .map(|skill| skill_content(&skill.id, &skill.body))
             .collect();
         blocks.join("\n\n")
     }

@@ -17,7 +17,7 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
-use skill_session::{MoveBy, Session};
+use skill_session::{MoveBy, Session, skill_content};
 use skill_tools::HostFormat;
 
 use super::observe::observe;
@@ -341,11 +341,6 @@ impl Read {
             changed: false,
         }
     }
-}
-
-/// A body inside its `<skill_content>` block.
-fn skill_content(id: &str, body: &str) -> String {
-    format!("<skill_content name=\"{id}\">{body}</skill_content>")
 }
 
 /// The `id` of a `read_skill` call, or what is wrong with the arguments.
