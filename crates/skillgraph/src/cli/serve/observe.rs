@@ -60,12 +60,10 @@ impl<'de> Visitor<'de> for StatusField {
         while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
             if key == "status" {
                 let value: serde_json::Value = map.next_value()?;
-                status = value.as_str().and_then(|text| {
-                    ResultStatus::ALL
-                        .into_iter()
-                        .map(ResultStatus::as_str)
-                        .find(|known| *known == text)
-                });
+                status = value
+                    .as_str()
+                    .and_then(ResultStatus::parse)
+                    .map(ResultStatus::as_str);
             } else {
                 map.next_value::<IgnoredAny>()?;
             }
