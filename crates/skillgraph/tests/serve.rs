@@ -126,6 +126,20 @@ async fn call(
     client.call_tool(params).await
 }
 
+/// The one text a resource read answers with.
+async fn resource_text(
+    client: &RunningService<RoleClient, Watcher>,
+    uri: &str,
+) -> Result<String, rmcp::ServiceError> {
+    let read = client
+        .read_resource(ReadResourceRequestParams::new(uri))
+        .await?;
+    match read.contents.into_iter().next() {
+        Some(ResourceContents::TextResourceContents { text, .. }) => Ok(text),
+        other => panic!("{uri} is one text resource, not {other:?}"),
+    }
+}
+
 fn texts(answer: &CallToolResult) -> Vec<String> {
     answer
         .content
@@ -196,16 +210,12 @@ async fn a_risky_order_moves_the_cursor_to_refunds_and_brings_its_tools_and_body
     assert!(tools.contains(&"issue_refund".to_owned()), "{tools:?}");
     assert!(!tools.contains(&"lookup_order".to_owned()), "{tools:?}");
 
-    let served = client
-        .read_resource(ReadResourceRequestParams::new("skillgraph://record"))
+    let text = resource_text(&client, "skillgraph://record")
         .await
         .expect("the record resource reads");
-    let Some(ResourceContents::TextResourceContents { text, .. }) = served.contents.first() else {
-        panic!("the record is one text resource: {served:?}");
-    };
     let written = std::fs::read_to_string(&record).expect("the record file is written");
-    assert_eq!(text, &written, "the resource and the file hold one record");
-    let moves = moves(text);
+    assert_eq!(text, written, "the resource and the file hold one record");
+    let moves = moves(&text);
     assert_eq!(moves.len(), 1, "{moves:#?}");
     assert_eq!(
         (&moves[0]["from"], &moves[0]["to"], &moves[0]["by"]),
@@ -391,10 +401,11 @@ async fn a_client_on_the_newest_protocol_hears_of_changes_through_its_subscripti
 }
 
 /// Run `serve` on `dir` with no client; its exit code and standard error.
-fn start_alone(dir: &Path) -> (Option<i32>, String) {
+fn start_alone(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
     let output = Command::new(env!("CARGO_BIN_EXE_skillgraph"))
         .arg("serve")
         .arg(dir)
+        .args(args)
         .stdin(Stdio::null())
         .output()
         .expect("the binary runs");
@@ -409,7 +420,7 @@ fn a_declared_tool_no_upstream_offers_stops_start_up_naming_it() {
     let dir = desk("misdeclared", one_upstream(), |map| {
         map["skills"]["triage"]["tools"][0]["name"] = json!("lookup_orders");
     });
-    let (code, stderr) = start_alone(&dir);
+    let (code, stderr) = start_alone(&dir, &[]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("error[upstream-mismatch]"), "{stderr}");
     assert!(
@@ -427,7 +438,7 @@ fn two_upstream_servers_offering_one_tool_stop_start_up_naming_both() {
         "second": {"command": desk_upstream(), "args": ["--data", data_file()]},
     });
     let dir = desk("clash", servers, |_| {});
-    let (code, stderr) = start_alone(&dir);
+    let (code, stderr) = start_alone(&dir, &[]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(
         stderr.contains(
@@ -440,7 +451,7 @@ fn two_upstream_servers_offering_one_tool_stop_start_up_naming_both() {
 #[test]
 fn an_upstream_that_does_not_start_is_named_with_the_end_of_its_stderr() {
     let servers = json!({"orders": {"command": "sh", "args": ["-c", "echo 'orders: no database' >&2; exit 3"]}});
-    let (code, stderr) = start_alone(&desk("dies", servers, |_| {}));
+    let (code, stderr) = start_alone(&desk("dies", servers, |_| {}), &[]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(
         stderr.contains(r#"error[upstream-failed]: upstream server "orders" did not start"#),
@@ -449,7 +460,7 @@ fn an_upstream_that_does_not_start_is_named_with_the_end_of_its_stderr() {
     assert!(stderr.contains("orders: no database"), "{stderr}");
 
     let servers = json!({"orders": {"command": "no-such-program-here"}});
-    let (code, stderr) = start_alone(&desk("missing", servers, |_| {}));
+    let (code, stderr) = start_alone(&desk("missing", servers, |_| {}), &[]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(
         stderr.contains(r#"upstream server "orders": `no-such-program-here` could not be started"#),
@@ -580,15 +591,8 @@ fn an_upstream_that_never_answers_its_handshake_stops_start_up_after_the_timeout
     let script = format!("echo $$ > '{}'; exec sleep 30", pid_file.display());
     let servers = json!({"mute": {"command": "sh", "args": ["-c", script]}});
     let dir = desk("mute", servers, |_| {});
-    let output = Command::new(env!("CARGO_BIN_EXE_skillgraph"))
-        .arg("serve")
-        .arg(&dir)
-        .args(["--upstream-timeout", "1"])
-        .stdin(Stdio::null())
-        .output()
-        .expect("the binary runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    let (code, stderr) = start_alone(&dir, &["--upstream-timeout", "1"]);
+    assert_eq!(code, Some(2), "{stderr}");
     assert!(
         stderr.contains(
             r#"upstream server "mute" did not start: no answer to the MCP handshake within 1 s"#
@@ -646,10 +650,11 @@ fn an_upstream_tool_named_like_a_skillgraph_tool_stops_start_up() {
     let data = json!({"read_skill": {"argument": "id", "answers": {}, "default": null, "description": "shadow"}});
     let file = common::write(&dir, "data.json", &data.to_string());
     let servers = json!({"shadow": {"command": desk_upstream(), "args": ["--data", file]}});
-    let (code, stderr) = start_alone(&desk("reserved", servers, |map| {
+    let dir = desk("reserved", servers, |map| {
         map["skills"] = json!({});
         map["routes"] = json!([]);
-    }));
+    });
+    let (code, stderr) = start_alone(&dir, &[]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(
         stderr.contains(r#"upstream server "shadow" offers a tool named "read_skill""#),
@@ -664,14 +669,10 @@ async fn a_record_file_that_stops_taking_writes_leaves_the_resource_whole() {
     call(&client, "lookup_order", json!({"order_id": 4412}))
         .await
         .expect("answered");
-    let served = client
-        .read_resource(ReadResourceRequestParams::new("skillgraph://record"))
+    let text = resource_text(&client, "skillgraph://record")
         .await
         .expect("the record resource reads");
-    let Some(ResourceContents::TextResourceContents { text, .. }) = served.contents.first() else {
-        panic!("the record is one text resource: {served:?}");
-    };
-    assert_eq!(moves(text).len(), 1, "{text}");
+    assert_eq!(moves(&text).len(), 1, "{text}");
     client.cancel().await.expect("the client closes");
 }
 
@@ -697,13 +698,9 @@ async fn skills_read_as_resources_go_through_the_read_gate() {
             .starts_with("Refund an order")
     );
 
-    let read = client
-        .read_resource(ReadResourceRequestParams::new("skill://refunds/SKILL.md"))
+    let text = resource_text(&client, "skill://refunds/SKILL.md")
         .await
         .expect("an accepted read of a hop");
-    let Some(ResourceContents::TextResourceContents { text, .. }) = read.contents.first() else {
-        panic!("a text resource: {read:?}");
-    };
     assert!(
         text.starts_with("<skill_content name=\"refunds\">"),
         "{text}"
