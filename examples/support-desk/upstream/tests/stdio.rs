@@ -67,14 +67,23 @@ async fn a_client_lists_the_desk_tools_and_gets_the_canned_order() -> Result<(),
     Ok(())
 }
 
-#[test]
-fn a_missing_data_file_exits_2_naming_the_file_and_the_fix() -> Result<(), Box<dyn Error>> {
+/// Run the binary in the desk's folder with `--data FILE`, with no client:
+/// its exit code and standard error.
+fn run_with_data(file: &str) -> Result<(Option<i32>, String), Box<dyn Error>> {
     let output = std::process::Command::new(BINARY)
-        .args(["--data", "no/such/data.json"])
+        .args(["--data", file])
         .current_dir(desk_folder())
         .output()?;
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    Ok((
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    ))
+}
+
+#[test]
+fn a_missing_data_file_exits_2_naming_the_file_and_the_fix() -> Result<(), Box<dyn Error>> {
+    let (code, stderr) = run_with_data("no/such/data.json")?;
+    assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("`no/such/data.json`"), "{stderr}");
     assert!(stderr.contains("--data FILE"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
@@ -83,12 +92,8 @@ fn a_missing_data_file_exits_2_naming_the_file_and_the_fix() -> Result<(), Box<d
 
 #[test]
 fn data_in_another_shape_exits_2_naming_the_file() -> Result<(), Box<dyn Error>> {
-    let output = std::process::Command::new(BINARY)
-        .args(["--data", "skillmap.json"])
-        .current_dir(desk_folder())
-        .output()?;
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    let (code, stderr) = run_with_data("skillmap.json")?;
+    assert_eq!(code, Some(2), "{stderr}");
     assert!(
         stderr.contains("`skillmap.json` is not in the expected shape"),
         "{stderr}"
