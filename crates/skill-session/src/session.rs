@@ -286,6 +286,16 @@ impl Session {
         tools
     }
 
+    /// Whether `tool` is among the [visible tools](Self::visible_tools): an
+    /// active skill carries it.
+    pub fn offers_tool(&self, tool: &str) -> bool {
+        self.cursor
+            .iter()
+            .chain(&self.activated)
+            .filter_map(|id| self.graph.skill(id))
+            .any(|skill| skill.tool(tool).is_some())
+    }
+
     /// The bodies of the active skills whose declared surface mode is not
     /// `tool-only`, each in `<skill_content name="ID">…</skill_content>`,
     /// separated by a blank line. Skills with no body, and skills hidden from
@@ -365,7 +375,7 @@ impl Session {
     /// is not among the [visible tools](Self::visible_tools) is recorded
     /// with `offered: false`.
     pub fn observe(&mut self, result: ToolResult) {
-        let offered = self.visible_tools().contains(&result.tool_name.as_str());
+        let offered = self.offers_tool(&result.tool_name);
         self.observe_offered(result, offered);
     }
 
@@ -497,6 +507,13 @@ mod tests {
     fn a_result_of_a_tool_the_active_skills_do_not_carry_is_marked_and_reads_back() {
         let mut session = Session::new(graph(), Posture::Assist, Vec::new());
         session.begin_turn("", None);
+        for tool in ["charge_history", "lookup_order", "issue_refund", "nothing"] {
+            assert_eq!(
+                session.offers_tool(tool),
+                session.visible_tools().contains(&tool),
+                "{tool}"
+            );
+        }
         for tool in ["charge_history", "lookup_order"] {
             session.observe(ToolResult {
                 tool_name: tool.into(),

@@ -204,7 +204,7 @@ impl Gateway {
             return Err(unknown_tool(name, &known));
         }
         let state = self.state()?;
-        let offered = self.options.all_tools || state.session.visible_tools().contains(&name);
+        let offered = self.options.all_tools || state.session.offers_tool(name);
         if offered || !self.options.strict_tools {
             return Ok(Ok(offered));
         }
