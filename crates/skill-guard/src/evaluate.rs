@@ -16,7 +16,7 @@ use crate::data::{Condition, ConditionValue, GuardValue};
 use crate::hop::Read;
 use crate::js_number;
 use crate::js_value::{Bound, JsValue, Relation, summarize};
-use crate::result_fields::{Fields, read_fields_into};
+use crate::result_fields::{Fields, Outcome, read_fields_into};
 
 /// The evidence of one evaluation: the verdict and every condition judged.
 ///
@@ -233,31 +233,38 @@ const UNDEFINED: &JsValue<'static> = &JsValue::Undefined;
 /// The result fields a guard reads, parsed once.
 struct Reading<'v> {
     fields: Fields<'v>,
-    /// Whether the result is a JSON object (else every field is undefined).
-    valid: bool,
+    /// Whether the result is a JSON object (else every field is undefined),
+    /// or whether the reading stopped early, the answer settled.
+    outcome: Outcome,
 }
 
 impl<'v> Reading<'v> {
-    fn new(guard: &Guard, view: &GuardView<'v>) -> Self {
+    /// Read the fields `guard` names from the view's result, stopping early
+    /// when `decides` says a value settles the answer (see
+    /// [`read_fields_into`]).
+    fn new(
+        guard: &Guard,
+        view: &GuardView<'v>,
+        decides: impl FnMut(usize, &JsValue<'v>) -> bool,
+    ) -> Self {
         let mut reading = Reading {
             fields: Fields::new(),
-            valid: false,
+            outcome: Outcome::NotObject,
         };
         if !guard.fields.is_empty() {
             let mut keys: SmallVec<[&str; 4]> = SmallVec::new();
             for &at in &guard.fields {
                 keys.push(guard.data.conditions[at].key.as_str());
             }
-            reading.valid = read_fields_into(view.result, &keys, &mut reading.fields).is_some();
+            reading.outcome = read_fields_into(view.result, &keys, &mut reading.fields, decides);
         }
         reading
     }
 
     fn field(&self, slot: usize) -> &JsValue<'v> {
-        if self.valid {
-            self.fields.get(slot).unwrap_or(UNDEFINED)
-        } else {
-            UNDEFINED
+        match self.outcome {
+            Outcome::Object => self.fields.get(slot).unwrap_or(UNDEFINED),
+            Outcome::NotObject | Outcome::Decided => UNDEFINED,
         }
     }
 }
@@ -277,12 +284,27 @@ impl Guard {
             && (self.fields.is_empty() || self.fields_pass(view))
     }
 
-    /// Whether every condition on a result field passes, the result read once.
+    /// Whether every condition on a result field passes, the result read at
+    /// most once. The reading stops as soon as a field fails a condition
+    /// that `undefined` fails too: the answer is then `false` whether the
+    /// rest of the result proves valid or not.
     fn fields_pass(&self, view: &GuardView<'_>) -> bool {
-        let reading = Reading::new(self, view);
-        self.pairs().all(|(c, condition)| match c.source {
-            Source::Field(slot) => c.test.passes(&condition.value, reading.field(slot)),
-            _ => true,
+        let reading = Reading::new(self, view, |slot, value| self.fails_either_way(slot, value));
+        reading.outcome != Outcome::Decided
+            && self.pairs().all(|(c, condition)| match c.source {
+                Source::Field(slot) => c.test.passes(&condition.value, reading.field(slot)),
+                _ => true,
+            })
+    }
+
+    /// Whether `value`, read for field `slot`, fails a condition on that
+    /// field that `undefined` (what every field reads in an invalid result)
+    /// fails as well.
+    fn fails_either_way(&self, slot: usize, value: &JsValue<'_>) -> bool {
+        self.pairs().any(|(c, condition)| {
+            matches!(c.source, Source::Field(at) if at == slot)
+                && !c.test.passes(&condition.value, value)
+                && !c.test.passes(&condition.value, UNDEFINED)
         })
     }
 
@@ -300,7 +322,7 @@ impl Guard {
     /// # Ok::<(), skill_guard::CompileError>(())
     /// ```
     pub fn evaluate<'a>(&'a self, view: &GuardView<'a>) -> Evaluation<'a> {
-        let reading = Reading::new(self, view);
+        let reading = Reading::new(self, view, |_, _| false);
         let mut verdict = true;
         let conditions = self
             .compiled

@@ -21,15 +21,34 @@ use crate::js_value::{Items, JsValue, Members as JsMembers};
 /// The values of the wanted keys, in the order of `keys`.
 pub(crate) type Fields<'a> = SmallVec<[JsValue<'a>; 4]>;
 
+/// What reading a result's fields found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// The text is a JSON object: `fields` hold the values of its keys.
+    Object,
+    /// The text is not a JSON object (an array, a scalar or invalid text):
+    /// every key reads `undefined`, and `fields` must not be read.
+    NotObject,
+    /// The reader stopped early because the caller's `decides` said a field
+    /// settles the answer whatever the rest holds; `fields` are partial.
+    Decided,
+}
+
 /// Read the top-level fields `keys` of `text` into `fields` (one slot per
-/// key, filled in place so nothing is moved). `None` when `text` is not a
-/// JSON object (an array, a scalar or invalid text): then every key reads
-/// `undefined`, and `fields` must not be read.
+/// key, filled in place so nothing is moved).
+///
+/// After each wanted value is read, `decides(slot, value)` is asked whether
+/// that value settles the caller's answer both ways: if the text turns out
+/// valid (the key reads this value) and if it turns out invalid (every key
+/// reads `undefined`). When it does and the key cannot be written again
+/// later (a repeated key keeps its last value), the rest of the text need
+/// not be validated and the read ends with [`Outcome::Decided`].
 pub(crate) fn read_fields_into<'a>(
     text: &'a str,
     keys: &[&str],
     fields: &mut Fields<'a>,
-) -> Option<()> {
+    mut decides: impl FnMut(usize, &JsValue<'a>) -> bool,
+) -> Outcome {
     fields.clear();
     for _ in keys {
         fields.push(JsValue::Undefined);
@@ -39,38 +58,16 @@ pub(crate) fn read_fields_into<'a>(
         bytes: text.as_bytes(),
         at: 0,
     };
-    reader.space();
-    if !reader.eat(b'{') {
-        return None;
-    }
-    reader.space();
-    if !reader.eat(b'}') {
-        loop {
-            reader.space();
-            let key = reader.key_span()?;
-            reader.space();
-            reader.expect(b':')?;
-            match reader.slot_of(key, keys) {
-                Some(slot) => fields[slot] = reader.value()?,
-                None => reader.skip_value()?,
-            }
-            reader.space();
-            match reader.next()? {
-                b',' => {}
-                b'}' => break,
-                _ => return None,
-            }
-        }
-    }
-    reader.space();
-    (reader.at == reader.bytes.len()).then_some(())
+    reader
+        .object_fields(keys, fields, &mut decides)
+        .unwrap_or(Outcome::NotObject)
 }
 
 /// [`read_fields_into`] a fresh set of slots.
 #[cfg(test)]
 pub(crate) fn read_fields<'a>(text: &'a str, keys: &[&str]) -> Option<Fields<'a>> {
     let mut fields = Fields::new();
-    read_fields_into(text, keys, &mut fields).map(|()| fields)
+    (read_fields_into(text, keys, &mut fields, |_, _| false) == Outcome::Object).then_some(fields)
 }
 
 /// Whether `text` is one valid JSON document (of any type), by the same
@@ -185,7 +182,70 @@ fn string_stops(chunk: u64) -> u64 {
     zero_in(quote) | zero_in(backslash) | below_space
 }
 
+/// Whether `bytes` hold a `\\`: eight bytes a step, with no branch per
+/// step (a fold the compiler can widen).
+fn holds_backslash(bytes: &[u8]) -> bool {
+    const LOW: u64 = splat(0x01);
+    const HIGH: u64 = splat(0x80);
+    let (words, tail) = bytes.as_chunks::<8>();
+    let found = words.iter().fold(0, |found, word| {
+        let v = u64::from_le_bytes(*word) ^ splat(b'\\');
+        found | (v.wrapping_sub(LOW) & !v & HIGH)
+    });
+    found != 0 || tail.contains(&b'\\')
+}
+
 impl<'a> Reader<'a> {
+    /// The top-level object, its wanted fields read (see
+    /// [`read_fields_into`]); `None` when the text is not a JSON object.
+    fn object_fields(
+        &mut self,
+        keys: &[&str],
+        fields: &mut Fields<'a>,
+        decides: &mut impl FnMut(usize, &JsValue<'a>) -> bool,
+    ) -> Option<Outcome> {
+        self.space();
+        self.expect(b'{')?;
+        self.space();
+        if !self.eat(b'}') {
+            loop {
+                self.space();
+                let key = self.key_span()?;
+                self.space();
+                self.expect(b':')?;
+                match self.slot_of(key, keys) {
+                    Some(slot) => {
+                        let value = self.value()?;
+                        let settles = decides(slot, &value);
+                        fields[slot] = value;
+                        if settles && !self.key_written_later(keys[slot]) {
+                            return Some(Outcome::Decided);
+                        }
+                    }
+                    None => self.skip_value()?,
+                }
+                self.space();
+                match self.next()? {
+                    b',' => {}
+                    b'}' => break,
+                    _ => return None,
+                }
+            }
+        }
+        self.space();
+        (self.at == self.bytes.len()).then_some(Outcome::Object)
+    }
+
+    /// Whether `key` may be written again as a key after the cursor. Only
+    /// the bytes are searched, nothing is parsed: a key written again shows
+    /// its own text, or, spelt with an escape, a backslash. Finding either
+    /// anywhere (in a value too) answers `true`, which costs only the early
+    /// stop.
+    fn key_written_later(&self, key: &str) -> bool {
+        let rest = self.text.get(self.at..).unwrap_or_default();
+        holds_backslash(rest.as_bytes()) || rest.contains(key)
+    }
+
     fn space(&mut self) {
         // JSON white space as a bit set: one test per byte, no jump table
         // (compact JSON has none, so this is almost always one failed test).
@@ -646,6 +706,27 @@ mod tests {
         ] {
             assert_eq!(summaries(text, &["a"]), None, "{text:?}");
         }
+    }
+
+    #[test]
+    fn a_settled_field_stops_the_read_unless_its_key_may_come_again() {
+        let outcome = |text: &str| {
+            let mut fields = Fields::new();
+            let settles = |_, value: &JsValue<'_>| matches!(value, JsValue::Number(n) if *n == 1.0);
+            read_fields_into(text, &["a"], &mut fields, settles)
+        };
+        // The rest is never validated: an early stop is the point.
+        assert_eq!(
+            outcome(r#"{"a":1,"b":[1,{"c":2}],"d":tru"#),
+            Outcome::Decided
+        );
+        assert_eq!(outcome(r#"{"a":1,"b":2,"a":3}"#), Outcome::Object);
+        assert_eq!(outcome(r#"{"a":3,"b":2,"a":1,"c":[}"#), Outcome::Decided);
+        assert_eq!(outcome(r#"{"a":1,"b":"a"}"#), Outcome::Object);
+        assert_eq!(outcome(r#"{"a":1,"\u0061":3}"#), Outcome::Object);
+        assert_eq!(outcome(r#"{"a":1"#), Outcome::Decided);
+        assert_eq!(outcome(r#"{"a":2"#), Outcome::NotObject);
+        assert_eq!(outcome(r#"{"b":1}"#), Outcome::Object);
     }
 
     #[test]

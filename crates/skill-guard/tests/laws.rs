@@ -210,8 +210,76 @@ fn hop_strategy(
     )
 }
 
+/// How a member's key is spelt in a written result: as it is, or with its
+/// first letter escaped (`"\u0072iskLevel"`), which reads as the same key.
+fn spelt(key: &str, escaped: bool) -> String {
+    match key.chars().next() {
+        Some(first) if escaped => format!(
+            "\"\\u{:04x}{}\"",
+            u32::from(first),
+            &key[first.len_utf8()..]
+        ),
+        _ => Value::from(key).to_string(),
+    }
+}
+
+/// A guard, and a result text written member by member for it: its keys
+/// (and one it does not read) with its own constants as values, so members
+/// often pass and fail its conditions. A key can come twice (the last
+/// wins), be spelt with an escape, sit beside a nested value, or be
+/// followed by text that makes the whole result invalid.
+fn guard_and_written_result() -> impl Strategy<Value = (Value, String)> {
+    guard().prop_flat_map(|guard| {
+        let Value::Object(keys) = &guard else {
+            unreachable!("generated guards are objects")
+        };
+        let mut names: Vec<String> = keys.keys().cloned().collect();
+        names.push("other".to_owned());
+        let mut constants = vec![Value::Null, json!("x"), json!({ "a": [1, "}"] })];
+        for value in keys
+            .values()
+            .filter_map(Value::as_object)
+            .flat_map(Map::values)
+        {
+            match value {
+                Value::Array(list) => constants.extend(list.iter().cloned()),
+                scalar => constants.push(scalar.clone()),
+            }
+        }
+        let member = (
+            prop::sample::select(names),
+            any::<bool>(),
+            prop::sample::select(constants),
+        );
+        let ending = prop::sample::select(vec!["}", "}", "}", "", ",}", "} x", "}}"]);
+        let written = (prop::collection::vec(member, 0..6), ending, any::<bool>()).prop_map(
+            |(members, ending, spaced)| {
+                let gap = if spaced { " " } else { "" };
+                let members: Vec<String> = members
+                    .iter()
+                    .map(|(key, escaped, value)| {
+                        format!("{gap}{}{gap}:{gap}{value}", spelt(key, *escaped))
+                    })
+                    .collect();
+                format!("{{{}{ending}", members.join(","))
+            },
+        );
+        (Just(guard), written)
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    /// The predicate may stop reading a result once a field settles its
+    /// answer; written results with repeated, escaped and invalid parts are
+    /// where stopping early could go wrong.
+    #[test]
+    fn predicate_and_evaluator_agree_on_written_results((guard, result) in guard_and_written_result(), iteration in -2.0f64..9.0) {
+        let guard = Guard::compile(&guard).expect("generated guards compile");
+        let view = GuardView::new("lookup_order", &result).with_status("success").with_iteration(iteration);
+        prop_assert_eq!(guard.test(&view), guard.evaluate(&view).verdict, "{}", result);
+    }
 
     #[test]
     fn predicate_and_evaluator_always_agree(guard in guard(), result in prop_oneof![any_json().prop_map(|v| v.to_string()), ".*"], status in prop::option::of("success|failure|x"), iteration in -2.0f64..9.0) {
