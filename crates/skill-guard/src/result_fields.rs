@@ -246,9 +246,18 @@ impl<'a> Reader<'a> {
         holds_backslash(rest.as_bytes()) || rest.contains(key)
     }
 
+    /// Move past JSON white space. Compact JSON has none, so the one test
+    /// that almost always fails is inlined where a token may follow, and the
+    /// loop is called only when there is white space to pass.
+    #[inline(always)]
     fn space(&mut self) {
-        // JSON white space as a bit set: one test per byte, no jump table
-        // (compact JSON has none, so this is almost always one failed test).
+        if self.bytes.get(self.at).is_some_and(|&byte| byte <= b' ') {
+            self.more_space();
+        }
+    }
+
+    fn more_space(&mut self) {
+        // JSON white space as a bit set: one test per byte, no jump table.
         const SPACE: u64 = 1 << b' ' | 1 << b'\t' | 1 << b'\n' | 1 << b'\r';
         while let Some(&byte) = self.bytes.get(self.at) {
             if byte > b' ' || SPACE & (1 << byte) == 0 {
@@ -354,6 +363,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Which wanted key this is, if any.
+    #[inline(always)]
     fn slot_of(&self, span: Span, keys: &[&str]) -> Option<usize> {
         if span.escaped {
             let key = self.string_text(span);
@@ -399,27 +409,45 @@ impl<'a> Reader<'a> {
         (self.at > start).then_some(())
     }
 
-    /// Validate one value and move past it, building nothing.
+    /// Validate one value and move past it, building nothing. A string or a
+    /// number (most members of a tool result) is passed over here; anything
+    /// else by [`Reader::skip_any`].
+    #[inline(always)]
     fn skip_value(&mut self) -> Option<()> {
-        // Open containers, innermost last: `true` for an object.
-        let mut open: SmallVec<[bool; 32]> = SmallVec::new();
+        self.space();
+        match self.bytes.get(self.at) {
+            Some(b'"') => {
+                self.at += 1;
+                self.string_span().map(|_| ())
+            }
+            Some(b'-' | b'0'..=b'9') => self.number_span().map(|_| ()),
+            _ => self.skip_any(),
+        }
+    }
+
+    /// [`Reader::skip_value`] for any value, containers included.
+    fn skip_any(&mut self) -> Option<()> {
+        // The innermost open container's kind is kept in a register
+        // (`true`: an object); the kinds of those around it wait on `outer`,
+        // touched only when a container opens or closes.
+        let mut outer: SmallVec<[bool; 32]> = SmallVec::new();
+        let mut depth = 0usize;
+        let mut in_object = false;
         'value: loop {
             self.space();
             match self.next()? {
-                b'{' => {
+                open @ (b'{' | b'[') => {
+                    let object = open == b'{';
                     self.space();
-                    if !self.eat(b'}') {
-                        self.key_span()?;
-                        self.space();
-                        self.expect(b':')?;
-                        open.push(true);
-                        continue 'value;
-                    }
-                }
-                b'[' => {
-                    self.space();
-                    if !self.eat(b']') {
-                        open.push(false);
+                    if !self.eat(if object { b'}' } else { b']' }) {
+                        if object {
+                            self.member_key()?;
+                        }
+                        if depth > 0 {
+                            outer.push(in_object);
+                        }
+                        depth += 1;
+                        in_object = object;
                         continue 'value;
                     }
                 }
@@ -436,32 +464,53 @@ impl<'a> Reader<'a> {
                 _ => return None,
             }
             // A value ended: close what it completes.
-            loop {
-                let Some(&is_object) = open.last() else {
-                    return Some(());
-                };
+            while depth > 0 {
                 self.space();
-                match (self.next()?, is_object) {
+                match (self.next()?, in_object) {
                     (b',', false) => continue 'value,
                     (b',', true) => {
                         self.space();
-                        self.key_span()?;
-                        self.space();
-                        self.expect(b':')?;
+                        self.member_key()?;
                         continue 'value;
                     }
                     (b']', false) | (b'}', true) => {
-                        open.pop();
+                        depth -= 1;
+                        in_object = depth > 0 && outer.pop()?;
                     }
                     _ => return None,
                 }
             }
+            return Some(());
         }
     }
 
-    /// Validate one value and build it. Containers are kept on a stack of
-    /// their own, never the call stack.
+    /// A member's key and its colon, the cursor on the key's opening quote.
+    #[inline(always)]
+    fn member_key(&mut self) -> Option<()> {
+        self.key_span()?;
+        self.space();
+        self.expect(b':')
+    }
+
+    /// Validate one value and build it. A string or a number is read here;
+    /// anything else by [`Reader::any_value`].
+    #[inline(always)]
     fn value(&mut self) -> Option<JsValue<'a>> {
+        self.space();
+        match self.bytes.get(self.at) {
+            Some(b'"') => {
+                self.at += 1;
+                let span = self.string_span()?;
+                Some(JsValue::Str(self.string_text(span)))
+            }
+            Some(b'-' | b'0'..=b'9') => Some(JsValue::Number(json_number(self.number_span()?)?)),
+            _ => self.any_value(),
+        }
+    }
+
+    /// [`Reader::value`] for any value. Containers are kept on a stack of
+    /// their own, never the call stack.
+    fn any_value(&mut self) -> Option<JsValue<'a>> {
         let mut open: Vec<Frame<'a>> = Vec::new();
         loop {
             let Some(mut done) = self.value_start(&mut open)? else {
