@@ -31,8 +31,13 @@ pub struct Evaluation<'a> {
     /// Whether every condition passed (the predicate's answer).
     pub verdict: bool,
     /// Each condition with what it read and whether it passed, in order.
-    pub conditions: Vec<ConditionEvidence<'a>>,
+    pub conditions: EvidenceList<'a>,
 }
+
+/// The evidence of a guard's conditions, in order. Up to three are kept
+/// inline (most guards have no more), so judging a guard allocates nothing
+/// for the list. It reads as a slice of [`ConditionEvidence`].
+pub type EvidenceList<'a> = SmallVec<[ConditionEvidence<'a>; 3]>;
 
 /// One condition's evidence.
 #[derive(Debug, Clone, PartialEq)]
@@ -323,35 +328,30 @@ impl Guard {
     /// ```
     pub fn evaluate<'a>(&'a self, view: &GuardView<'a>) -> Evaluation<'a> {
         let reading = Reading::new(self, view, |_, _| false);
-        let mut verdict = true;
-        let conditions = self
-            .compiled
-            .iter()
-            .zip(&self.data.conditions)
-            .map(|(compiled, condition)| {
-                let value = &condition.value;
-                let (passed, actual_summary) = match compiled.source {
-                    Source::Field(slot) => {
-                        let actual = reading.field(slot);
-                        (compiled.test.passes(value, actual), Summary::of(actual))
-                    }
-                    Source::Hop(read) => {
-                        let actual = hop_value(view, read);
-                        (compiled.test.passes(value, &actual), Summary::of(&actual))
-                    }
-                };
-                verdict &= passed;
-                ConditionEvidence {
-                    condition,
-                    actual_summary,
-                    passed,
+        let mut evaluation = Evaluation {
+            verdict: true,
+            conditions: EvidenceList::new(),
+        };
+        for (compiled, condition) in self.pairs() {
+            let value = &condition.value;
+            let (passed, actual_summary) = match compiled.source {
+                Source::Field(slot) => {
+                    let actual = reading.field(slot);
+                    (compiled.test.passes(value, actual), Summary::of(actual))
                 }
-            })
-            .collect();
-        Evaluation {
-            verdict,
-            conditions,
+                Source::Hop(read) => {
+                    let actual = hop_value(view, read);
+                    (compiled.test.passes(value, &actual), Summary::of(&actual))
+                }
+            };
+            evaluation.verdict &= passed;
+            evaluation.conditions.push(ConditionEvidence {
+                condition,
+                actual_summary,
+                passed,
+            });
         }
+        evaluation
     }
 }
 

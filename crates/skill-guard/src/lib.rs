@@ -53,7 +53,7 @@ pub use builder::GuardBuilder;
 pub use caption::{mermaid_caption, plain_caption};
 pub use compile::{CompileError, Guard, MAX_LIST_LEN, RESERVED_KEYS};
 pub use data::{Condition, ConditionValue, GuardData, GuardValue, Operator};
-pub use evaluate::{ConditionEvidence, Evaluation, Summary};
+pub use evaluate::{ConditionEvidence, Evaluation, EvidenceList, Summary};
 pub use hop::HOP_KEYS;
 pub use route::{
     CompiledMap, Conflict, CursorMove, GuardEvaluation, Iteration, MapGuardErrors, MoveKind,

@@ -8,7 +8,7 @@ use serde::Serialize;
 use skill_core::{GuardView, Route, SkillMap, ToolResult};
 
 use crate::compile::{CompileError, Guard};
-use crate::evaluate::{ConditionEvidence, Evaluation};
+use crate::evaluate::{Evaluation, EvidenceList};
 
 /// A route whose guard was refused, named `route from→to`.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -89,7 +89,7 @@ pub struct GuardEvaluation<'g> {
     /// Whether every condition passed.
     pub verdict: bool,
     /// Each condition's evidence.
-    pub conditions: Vec<ConditionEvidence<'g>>,
+    pub conditions: EvidenceList<'g>,
 }
 
 /// A later result that reached a different target than the winner.

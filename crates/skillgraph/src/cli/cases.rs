@@ -322,8 +322,10 @@ fn generated(compiled: &CompiledMap<'_>, route: &Route, what: &str, view: &Guard
         message: (!view.user_message.is_empty()).then(|| view.user_message.clone()),
         expect: Expect { to: String::new() },
     };
-    let moved = case.resolve(compiled);
-    let (to, by) = (moved.to.to_owned(), moved.by);
+    let (to, by) = {
+        let moved = case.resolve(compiled);
+        (moved.to.to_owned(), moved.by)
+    };
     let outcome = match by {
         MoveKind::Stay => format!("; the cursor stays on {to}"),
         MoveKind::Route if to == route.to && what == "witness" => String::new(),
