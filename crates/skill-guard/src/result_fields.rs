@@ -374,9 +374,11 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// A number whose first byte is at the cursor; returns its text.
+    /// A number whose first byte is at the cursor; returns its bytes (a
+    /// byte slice: a `str` slice would check its ends for char boundaries,
+    /// which a number's ASCII cannot split).
     #[inline(always)]
-    fn number_span(&mut self) -> Option<&'a str> {
+    fn number_span(&mut self) -> Option<&'a [u8]> {
         let start = self.at;
         self.eat(b'-');
         match self.next()? {
@@ -394,7 +396,7 @@ impl<'a> Reader<'a> {
             }
             self.some_digits()?;
         }
-        Some(&self.text[start..self.at])
+        self.bytes.get(start..self.at)
     }
 
     fn digits(&mut self) {
@@ -619,11 +621,10 @@ impl<'a> Frame<'a> {
 /// (an integer below 2^53 divided by an exact power of ten rounds once;
 /// `-0` stays negative); everything else, exponents and `1e400` (infinity)
 /// included, goes through Rust's correctly rounded parser.
-fn json_number(text: &str) -> Option<f64> {
+fn json_number(bytes: &[u8]) -> Option<f64> {
     const POWERS: [f64; 16] = [
         1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
     ];
-    let bytes = text.as_bytes();
     let (negative, unsigned) = match bytes.split_first() {
         Some((b'-', rest)) => (true, rest),
         _ => (false, bytes),
@@ -651,7 +652,7 @@ fn json_number(text: &str) -> Option<f64> {
             return Some(if negative { -magnitude } else { magnitude });
         }
     }
-    text.parse().ok()
+    std::str::from_utf8(bytes).ok()?.parse().ok()
 }
 
 /// The text of an escaped string token (already validated).
@@ -820,7 +821,7 @@ mod tests {
             "-0.0",
         ] {
             let parsed: f64 = text.parse().unwrap();
-            let fast = json_number(text).unwrap();
+            let fast = json_number(text.as_bytes()).unwrap();
             assert!(
                 fast == parsed && fast.is_sign_negative() == parsed.is_sign_negative(),
                 "{text}: {fast} vs {parsed}"
@@ -833,7 +834,7 @@ mod tests {
         fn plain_decimals_read_exactly(integer in 0u64..1_000_000_000, fraction in 0u64..1_000_000, width in 1usize..7, negative: bool) {
             let text = format!("{}{integer}.{fraction:0width$}", if negative { "-" } else { "" });
             let parsed: f64 = text.parse().unwrap();
-            proptest::prop_assert_eq!(json_number(&text), Some(parsed));
+            proptest::prop_assert_eq!(json_number(text.as_bytes()), Some(parsed));
         }
     }
 
