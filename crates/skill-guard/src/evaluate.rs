@@ -16,7 +16,7 @@ use crate::data::{Condition, ConditionValue, GuardValue};
 use crate::hop::Read;
 use crate::js_number;
 use crate::js_value::{Bound, JsValue, Relation, summarize};
-use crate::result_fields::{Fields, Outcome, read_fields_into};
+use crate::result_fields::{Fields, Outcome, field_values, read_fields};
 
 /// The evidence of one evaluation: the verdict and every condition judged.
 ///
@@ -235,42 +235,24 @@ impl Guard {
 /// What a field of a result that is not a JSON object reads.
 const UNDEFINED: &JsValue<'static> = &JsValue::Undefined;
 
-/// The result fields a guard reads, parsed once.
-struct Reading<'v> {
-    fields: Fields<'v>,
-    /// Whether the result is a JSON object (else every field is undefined),
-    /// or whether the reading stopped early, the answer settled.
-    outcome: Outcome,
-}
+/// The values of the result fields a guard reads, parsed once; `None` when
+/// the result is not a JSON object (then every field reads `undefined`).
+struct Reading<'v>(Option<Fields<'v>>);
 
 impl<'v> Reading<'v> {
-    /// Read the fields `guard` names from the view's result, stopping early
-    /// when `decides` says a value settles the answer (see
-    /// [`read_fields_into`]).
-    fn new(
-        guard: &Guard,
-        view: &GuardView<'v>,
-        decides: impl FnMut(usize, &JsValue<'v>) -> bool,
-    ) -> Self {
-        let mut reading = Reading {
-            fields: Fields::new(),
-            outcome: Outcome::NotObject,
-        };
-        if !guard.fields.is_empty() {
-            let mut keys: SmallVec<[&str; 4]> = SmallVec::new();
-            for &at in &guard.fields {
-                keys.push(guard.data.conditions[at].key.as_str());
-            }
-            reading.outcome = read_fields_into(view.result, &keys, &mut reading.fields, decides);
-        }
-        reading
+    fn new(guard: &Guard, view: &GuardView<'v>) -> Self {
+        Reading(if guard.fields.is_empty() {
+            None
+        } else {
+            field_values(view.result, &guard.field_keys())
+        })
     }
 
     fn field(&self, slot: usize) -> &JsValue<'v> {
-        match self.outcome {
-            Outcome::Object => self.fields.get(slot).unwrap_or(UNDEFINED),
-            Outcome::NotObject | Outcome::Decided => UNDEFINED,
-        }
+        self.0
+            .as_ref()
+            .and_then(|fields| fields.get(slot))
+            .unwrap_or(UNDEFINED)
     }
 }
 
@@ -290,27 +272,60 @@ impl Guard {
     }
 
     /// Whether every condition on a result field passes, the result read at
-    /// most once. The reading stops as soon as a field fails a condition
-    /// that `undefined` fails too: the answer is then `false` whether the
-    /// rest of the result proves valid or not.
+    /// most once and judged as it is read, nothing kept but each field's
+    /// verdict. The reading stops as soon as a field fails a condition that
+    /// `undefined` fails too: the answer is then `false` whether the rest of
+    /// the result proves valid or not.
     fn fields_pass(&self, view: &GuardView<'_>) -> bool {
-        let reading = Reading::new(self, view, |slot, value| self.fails_either_way(slot, value));
-        reading.outcome != Outcome::Decided
-            && self.pairs().all(|(c, condition)| match c.source {
-                Source::Field(slot) => c.test.passes(&condition.value, reading.field(slot)),
-                _ => true,
-            })
+        // Each field's verdict on the value it read last; `None` until read.
+        let mut verdicts: SmallVec<[Option<bool>; 4]> =
+            SmallVec::from_elem(None, self.fields.len());
+        let outcome = read_fields(view.result, &self.field_keys(), |slot, value| {
+            let (passes, settles) = self.field_verdict(slot, &value);
+            if let Some(verdict) = verdicts.get_mut(slot) {
+                *verdict = Some(passes);
+            }
+            settles
+        });
+        let unread_passes = |slot| self.field_verdict(slot, UNDEFINED).0;
+        match outcome {
+            Outcome::Decided => false,
+            Outcome::NotObject => (0..verdicts.len()).all(unread_passes),
+            Outcome::Object => verdicts
+                .iter()
+                .enumerate()
+                .all(|(slot, verdict)| verdict.unwrap_or_else(|| unread_passes(slot))),
+        }
     }
 
-    /// Whether `value`, read for field `slot`, fails a condition on that
-    /// field that `undefined` (what every field reads in an invalid result)
-    /// fails as well.
-    fn fails_either_way(&self, slot: usize, value: &JsValue<'_>) -> bool {
-        self.pairs().any(|(c, condition)| {
-            matches!(c.source, Source::Field(at) if at == slot)
+    /// Whether `value`, read for field `slot`, passes every condition on
+    /// that field; and whether it settles the predicate, by failing a
+    /// condition that `undefined` (what every field reads in an invalid
+    /// result) fails as well.
+    fn field_verdict(&self, slot: usize, value: &JsValue<'_>) -> (bool, bool) {
+        let mut passes = true;
+        for (c, condition) in self.pairs() {
+            if matches!(c.source, Source::Field(at) if at == slot)
                 && !c.test.passes(&condition.value, value)
-                && !c.test.passes(&condition.value, UNDEFINED)
-        })
+            {
+                if !c.test.passes(&condition.value, UNDEFINED) {
+                    return (false, true);
+                }
+                passes = false;
+            }
+        }
+        (passes, false)
+    }
+
+    /// The keys of the result fields the guard reads, by slot.
+    fn field_keys(&self) -> SmallVec<[&str; 4]> {
+        // Pushed one by one: `collect` into a SmallVec costs twice as much
+        // here (it reserves by the size hint first).
+        let mut keys = SmallVec::new();
+        for &at in &self.fields {
+            keys.push(self.data.conditions[at].key.as_str());
+        }
+        keys
     }
 
     /// The evaluator: every condition judged, with what it read.
@@ -327,7 +342,7 @@ impl Guard {
     /// # Ok::<(), skill_guard::CompileError>(())
     /// ```
     pub fn evaluate<'a>(&'a self, view: &GuardView<'a>) -> Evaluation<'a> {
-        let reading = Reading::new(self, view, |_, _| false);
+        let reading = Reading::new(self, view);
         let mut evaluation = Evaluation {
             verdict: true,
             conditions: EvidenceList::new(),

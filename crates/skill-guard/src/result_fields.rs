@@ -24,54 +24,59 @@ pub(crate) type Fields<'a> = SmallVec<[JsValue<'a>; 4]>;
 /// What reading a result's fields found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Outcome {
-    /// The text is a JSON object: `fields` hold the values of its keys.
+    /// The text is a JSON object: each wanted key it holds was handed over
+    /// (a repeated key as often as it is written, the last value last).
     Object,
     /// The text is not a JSON object (an array, a scalar or invalid text):
-    /// every key reads `undefined`, and `fields` must not be read.
+    /// every key reads `undefined`, whatever was handed over.
     NotObject,
-    /// The reader stopped early because the caller's `decides` said a field
-    /// settles the answer whatever the rest holds; `fields` are partial.
+    /// The reader stopped early, after a value the caller said settles its
+    /// answer whatever the rest holds.
     Decided,
 }
 
-/// Read the top-level fields `keys` of `text` into `fields` (one slot per
-/// key, filled in place so nothing is moved).
+/// Read the top-level fields `keys` of `text`, handing each wanted value to
+/// `take(slot, value)` (its key's index in `keys`) as it is read.
 ///
-/// After each wanted value is read, `decides(slot, value)` is asked whether
-/// that value settles the caller's answer both ways: if the text turns out
-/// valid (the key reads this value) and if it turns out invalid (every key
-/// reads `undefined`). When it does and the key cannot be written again
-/// later (a repeated key keeps its last value), the rest of the text need
-/// not be validated and the read ends with [`Outcome::Decided`].
-pub(crate) fn read_fields_into<'a>(
+/// `take` answers whether that value settles the caller's answer both ways:
+/// if the text turns out valid (the key reads this value) and if it turns
+/// out invalid (every key reads `undefined`). When it does and the key
+/// cannot be written again later (a repeated key keeps its last value), the
+/// rest of the text need not be validated and the read ends with
+/// [`Outcome::Decided`].
+pub(crate) fn read_fields<'a>(
     text: &'a str,
     keys: &[&str],
-    fields: &mut Fields<'a>,
-    mut decides: impl FnMut(usize, &JsValue<'a>) -> bool,
+    mut take: impl FnMut(usize, JsValue<'a>) -> bool,
 ) -> Outcome {
-    fields.clear();
-    for _ in keys {
-        fields.push(JsValue::Undefined);
-    }
     let mut reader = Reader {
         text,
         bytes: text.as_bytes(),
         at: 0,
     };
     reader
-        .object_fields(keys, fields, &mut decides)
+        .object_fields(keys, &mut take)
         .unwrap_or(Outcome::NotObject)
 }
 
-/// [`read_fields_into`] a fresh set of slots.
-#[cfg(test)]
-pub(crate) fn read_fields<'a>(text: &'a str, keys: &[&str]) -> Option<Fields<'a>> {
+/// The values of the top-level fields `keys` of `text`, each `undefined`
+/// until read; `None` when the text is not a JSON object.
+pub(crate) fn field_values<'a>(text: &'a str, keys: &[&str]) -> Option<Fields<'a>> {
     let mut fields = Fields::new();
-    (read_fields_into(text, keys, &mut fields, |_, _| false) == Outcome::Object).then_some(fields)
+    for _ in keys {
+        fields.push(JsValue::Undefined);
+    }
+    let outcome = read_fields(text, keys, |slot, value| {
+        if let Some(field) = fields.get_mut(slot) {
+            *field = value;
+        }
+        false
+    });
+    (outcome == Outcome::Object).then_some(fields)
 }
 
 /// Whether `text` is one valid JSON document (of any type), by the same
-/// grammar `read_fields` applies.
+/// grammar [`read_fields`] applies.
 #[cfg(test)]
 pub(crate) fn is_valid_json(text: &str) -> bool {
     let mut reader = Reader {
@@ -196,13 +201,12 @@ fn holds_backslash(bytes: &[u8]) -> bool {
 }
 
 impl<'a> Reader<'a> {
-    /// The top-level object, its wanted fields read (see
-    /// [`read_fields_into`]); `None` when the text is not a JSON object.
+    /// The top-level object, its wanted fields handed over (see
+    /// [`read_fields`]); `None` when the text is not a JSON object.
     fn object_fields(
         &mut self,
         keys: &[&str],
-        fields: &mut Fields<'a>,
-        decides: &mut impl FnMut(usize, &JsValue<'a>) -> bool,
+        take: &mut impl FnMut(usize, JsValue<'a>) -> bool,
     ) -> Option<Outcome> {
         self.space();
         self.expect(b'{')?;
@@ -216,9 +220,7 @@ impl<'a> Reader<'a> {
                 match self.slot_of(key, keys) {
                     Some(slot) => {
                         let value = self.value()?;
-                        let settles = decides(slot, &value);
-                        fields[slot] = value;
-                        if settles && !self.key_written_later(keys[slot]) {
+                        if take(slot, value) && !self.key_written_later(keys[slot]) {
                             return Some(Outcome::Decided);
                         }
                     }
@@ -710,7 +712,7 @@ mod tests {
     }
 
     fn summaries(text: &str, names: &[&str]) -> Option<Vec<String>> {
-        read_fields(text, &keys(names)).map(|fields| {
+        field_values(text, &keys(names)).map(|fields| {
             fields
                 .iter()
                 .map(|value| summarize(value).into_owned())
@@ -761,9 +763,8 @@ mod tests {
     #[test]
     fn a_settled_field_stops_the_read_unless_its_key_may_come_again() {
         let outcome = |text: &str| {
-            let mut fields = Fields::new();
-            let settles = |_, value: &JsValue<'_>| matches!(value, JsValue::Number(n) if *n == 1.0);
-            read_fields_into(text, &["a"], &mut fields, settles)
+            let settles = |_, value: JsValue<'_>| matches!(value, JsValue::Number(n) if n == 1.0);
+            read_fields(text, &["a"], settles)
         };
         // The rest is never validated: an early stop is the point.
         assert_eq!(
@@ -795,7 +796,7 @@ mod tests {
             text.push_str(&format!("\"k{i}\":{i},"));
         }
         text.push_str("\"k3\":\"last\"}}");
-        let fields = read_fields(&text, &keys(&["o"])).unwrap();
+        let fields = field_values(&text, &keys(&["o"])).unwrap();
         let JsValue::Object(members) = &fields[0] else {
             panic!("not an object")
         };
@@ -848,7 +849,7 @@ mod tests {
             .unwrap(),
             ["Infinity", "0", "5", "1e-7"]
         );
-        let fields = read_fields(r#"{"b":-0}"#, &keys(&["b"])).unwrap();
+        let fields = field_values(r#"{"b":-0}"#, &keys(&["b"])).unwrap();
         assert!(matches!(fields[0], JsValue::Number(n) if n == 0.0 && n.is_sign_negative()));
     }
 
@@ -873,12 +874,12 @@ mod tests {
     fn deep_nesting_uses_no_call_stack() {
         let depth = 1_000_000;
         let text = format!("{{\"a\":{}1{}}}", "[".repeat(depth), "]".repeat(depth));
-        let fields = read_fields(&text, &keys(&["a"])).unwrap();
+        let fields = field_values(&text, &keys(&["a"])).unwrap();
         assert!(summarize(&fields[0]).starts_with("[[[["));
         let skipped = format!("{{\"b\":{}1{}}}", "[".repeat(depth), "]".repeat(depth));
-        assert!(read_fields(&skipped, &keys(&["a"])).is_some());
+        assert!(field_values(&skipped, &keys(&["a"])).is_some());
         let unclosed = format!("{{\"a\":{}1}}", "{\"x\":".repeat(depth));
-        assert!(read_fields(&unclosed, &keys(&["a"])).is_none());
+        assert!(field_values(&unclosed, &keys(&["a"])).is_none());
     }
 
     #[test]
