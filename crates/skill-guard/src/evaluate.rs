@@ -318,6 +318,7 @@ impl Guard {
     }
 
     /// The keys of the result fields the guard reads, by slot.
+    #[inline]
     fn field_keys(&self) -> SmallVec<[&str; 4]> {
         // Pushed one by one: `collect` into a SmallVec costs twice as much
         // here (it reserves by the size hint first).
