@@ -484,7 +484,10 @@ impl PartialEq for Guard {
 /// is the written order, taken as it stands; so is one member alone (an
 /// operator object has one, mostly). An index begins with a digit, so a key
 /// that does not is passed over without asking more.
-#[inline]
+///
+/// Always inlined: compile calls it once per key, and for the common case
+/// (no index-like key) the call costs more than the check.
+#[inline(always)]
 fn enumerate(map: &Map<String, Value>) -> KeyOrder<'_> {
     let index_like = |key: &String| {
         key.as_bytes().first().is_some_and(u8::is_ascii_digit) && array_index(key).is_some()
@@ -492,6 +495,14 @@ fn enumerate(map: &Map<String, Value>) -> KeyOrder<'_> {
     if map.len() < 2 || !map.keys().any(index_like) {
         return KeyOrder::Written(map.iter());
     }
+    reordered(map)
+}
+
+/// The members of `map` sorted into JavaScript's own-key order: the rare
+/// case of an index-like key, kept out of line.
+#[cold]
+#[inline(never)]
+fn reordered(map: &Map<String, Value>) -> KeyOrder<'_> {
     let members: Vec<(&String, &Value)> = map.iter().collect();
     let order = js_key_order(&members, |(key, _)| key.as_str());
     KeyOrder::Reordered(
