@@ -379,7 +379,8 @@ impl Guard {
             .values()
             .map(|ops| ops.as_object().map_or(0, Map::len))
             .sum();
-        let mut guard = Guard::with_capacity(operators);
+        let mut guard = Guard::empty();
+        guard.reserve(operators);
         for (key, ops) in enumerate(keys) {
             if is_reserved(key) {
                 return Err(CompileError::ReservedKey { key: key.clone() });
@@ -417,23 +418,31 @@ impl Guard {
     /// form. Every `GuardData` is one compile accepted, so nothing is checked
     /// again.
     pub fn from_data(data: &GuardData) -> Guard {
-        let mut guard = Guard::with_capacity(data.conditions.len());
+        let mut guard = Guard::empty();
+        guard.reserve(data.conditions.len());
         for condition in &data.conditions {
             guard.push(condition.clone());
         }
         guard
     }
 
-    /// A guard with no condition yet, with room for `conditions`.
-    fn with_capacity(conditions: usize) -> Guard {
+    /// A guard with no condition yet.
+    fn empty() -> Guard {
         Guard {
             data: GuardData {
-                conditions: SmallVec::with_capacity(conditions),
+                conditions: SmallVec::new(),
             },
             compiled: SmallVec::new(),
             hops: SmallVec::new(),
             fields: SmallVec::new(),
         }
+    }
+
+    /// Room for `conditions` in all, reserved in place once the guard is
+    /// where it is built (`SmallVec::with_capacity` builds a list and then
+    /// moves it, inline slots and all).
+    fn reserve(&mut self, conditions: usize) {
+        self.data.conditions.reserve_exact(conditions);
     }
 
     fn push(&mut self, condition: Condition) {
