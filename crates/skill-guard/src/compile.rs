@@ -6,7 +6,7 @@
 use serde_json::{Map, Value};
 use smallvec::SmallVec;
 
-use crate::data::{Condition, ConditionValue, GuardData, GuardValue, Operator};
+use crate::data::{Condition, ConditionValue, GuardData, GuardValue, Operator, ValueList};
 use crate::hop::{NumberKey, Read, ShortText, TextKey, hop_key};
 use crate::js_number;
 use crate::js_value::{Relation, array_index, js_key_order};
@@ -402,7 +402,8 @@ impl Guard {
                         suggestion: nearest_operator(op_name),
                     });
                 };
-                let value = condition_value(key, op, value)?;
+                let value =
+                    condition_value(op, value).map_err(|why| value_refused(key, op, value, why))?;
                 guard.push(Condition {
                     key: Text::from(key),
                     op,
@@ -540,62 +541,93 @@ impl<'m> Iterator for KeyOrder<'m> {
     }
 }
 
-fn condition_value(key: &str, op: Operator, value: &Value) -> Result<ConditionValue, CompileError> {
+/// Why a condition's value was refused, before it is put in words: small,
+/// so that the accepting path passes no `CompileError` around.
+#[derive(Debug, Clone, Copy)]
+enum ValueRefusal {
+    /// `in`/`notIn` without a non-empty array.
+    NeedsNonEmptyList,
+    /// `in`/`notIn` with more than [`MAX_LIST_LEN`] entries.
+    ListTooLong,
+    /// A list entry (at this position) that is not a scalar.
+    NonDataEntry(usize),
+    /// An ordered bound that is neither a number nor a string.
+    BoundNotComparable,
+    /// An `eq`/`ne` value that is not a scalar.
+    NonDataValue,
+}
+
+/// The value `op` takes from `value`, or why it takes none.
+fn condition_value(op: Operator, value: &Value) -> Result<ConditionValue, ValueRefusal> {
     match op {
-        Operator::In | Operator::NotIn => {
-            let Value::Array(list) = value else {
-                return Err(CompileError::NeedsNonEmptyList {
-                    key: key.to_owned(),
-                    op,
-                });
-            };
-            if list.is_empty() {
-                return Err(CompileError::NeedsNonEmptyList {
-                    key: key.to_owned(),
-                    op,
-                });
-            }
-            if list.len() > MAX_LIST_LEN {
-                return Err(CompileError::ListTooLong {
-                    key: key.to_owned(),
-                    op,
-                    len: list.len(),
-                });
-            }
-            let mut values = Vec::with_capacity(list.len());
-            for (index, entry) in list.iter().enumerate() {
-                let Some(entry) = scalar(entry) else {
-                    return Err(CompileError::NonDataEntry {
-                        key: key.to_owned(),
-                        op,
-                        index,
-                        found: shortened(entry),
-                    });
-                };
-                values.push(entry);
-            }
-            Ok(ConditionValue::List(values))
-        }
+        Operator::In | Operator::NotIn => match value {
+            Value::Array(list) if list.is_empty() => Err(ValueRefusal::NeedsNonEmptyList),
+            Value::Array(list) if list.len() > MAX_LIST_LEN => Err(ValueRefusal::ListTooLong),
+            Value::Array(list) => list_values(list).map(ConditionValue::List),
+            _ => Err(ValueRefusal::NeedsNonEmptyList),
+        },
         Operator::Gt | Operator::Gte | Operator::Lt | Operator::Lte => match scalar(value) {
             Some(bound @ (GuardValue::Number(_) | GuardValue::String(_))) => {
                 Ok(ConditionValue::Scalar(bound))
             }
-            _ => Err(CompileError::BoundNotComparable {
-                key: key.to_owned(),
-                op,
-                found: shortened(value),
-            }),
+            _ => Err(ValueRefusal::BoundNotComparable),
         },
-        Operator::Eq | Operator::Ne => {
-            scalar(value)
-                .map(ConditionValue::Scalar)
-                .ok_or_else(|| CompileError::NonDataValue {
-                    key: key.to_owned(),
-                    op,
-                    found: shortened(value),
-                })
-        }
+        Operator::Eq | Operator::Ne => scalar(value)
+            .map(ConditionValue::Scalar)
+            .ok_or(ValueRefusal::NonDataValue),
     }
+}
+
+/// The refusal of `key`'s `op` with `value`, in words.
+#[cold]
+fn value_refused(key: &str, op: Operator, value: &Value, why: ValueRefusal) -> CompileError {
+    let key = key.to_owned();
+    match why {
+        ValueRefusal::NeedsNonEmptyList => CompileError::NeedsNonEmptyList { key, op },
+        ValueRefusal::ListTooLong => CompileError::ListTooLong {
+            key,
+            op,
+            len: value.as_array().map_or(0, Vec::len),
+        },
+        ValueRefusal::NonDataEntry(index) => CompileError::NonDataEntry {
+            key,
+            op,
+            index,
+            found: value
+                .as_array()
+                .and_then(|list| list.get(index))
+                .map(shortened)
+                .unwrap_or_default(),
+        },
+        ValueRefusal::BoundNotComparable => CompileError::BoundNotComparable {
+            key,
+            op,
+            found: shortened(value),
+        },
+        ValueRefusal::NonDataValue => CompileError::NonDataValue {
+            key,
+            op,
+            found: shortened(value),
+        },
+    }
+}
+
+/// The entries of a non-empty `in`/`notIn` list as guard values; the first
+/// entry that is not one is refused. One or two entries (the common lists)
+/// are kept in place, a longer list in a `Vec`.
+fn list_values(list: &[Value]) -> Result<ValueList, ValueRefusal> {
+    let entry =
+        |index: usize, entry: &Value| scalar(entry).ok_or(ValueRefusal::NonDataEntry(index));
+    Ok(match list {
+        [only] => ValueList::one(entry(0, only)?),
+        [first, second] => ValueList::two(entry(0, first)?, entry(1, second)?),
+        _ => list
+            .iter()
+            .enumerate()
+            .map(|(index, value)| entry(index, value))
+            .collect::<Result<Vec<_>, _>>()?
+            .into(),
+    })
 }
 
 /// A JSON scalar as a guard value; `None` for arrays and objects.
@@ -749,6 +781,33 @@ mod tests {
         assert!(err.to_string().contains("did you mean \"gte\""), "{err}");
         let err = Guard::compile(&json!({"score": {"notin": [1]}})).unwrap_err();
         assert!(err.to_string().contains("did you mean \"notIn\""), "{err}");
+    }
+
+    #[test]
+    fn lists_of_every_length_read_back_as_written() {
+        for len in 1..=4 {
+            let list: Vec<Value> = (0..len).map(|i| json!(format!("v{i}"))).collect();
+            let guard = Guard::compile(&json!({"tier": {"in": list.clone()}})).unwrap();
+            let kept = guard.data().conditions()[0].value.as_list().unwrap();
+            assert_eq!(kept.len(), len);
+            assert!(
+                kept.iter()
+                    .zip(&list)
+                    .all(|(k, v)| k.as_str() == v.as_str())
+            );
+            assert_eq!(Guard::from_data(guard.data()), guard);
+            let mut bad = list.clone();
+            bad.push(json!([1]));
+            assert_eq!(
+                Guard::compile(&json!({"tier": {"notIn": bad}})).unwrap_err(),
+                CompileError::NonDataEntry {
+                    key: "tier".into(),
+                    op: Operator::NotIn,
+                    index: len,
+                    found: "[1]".into(),
+                }
+            );
+        }
     }
 
     #[test]

@@ -259,7 +259,109 @@ pub enum ConditionValue {
     /// The value of `eq ne gt gte lt lte`.
     Scalar(GuardValue),
     /// The list of `in`/`notIn`.
-    List(Vec<GuardValue>),
+    List(ValueList),
+}
+
+/// The values of an `in`/`notIn` list, in order. Guards list one or two
+/// values mostly (`["high", "critical"]`), so up to two are kept in place,
+/// without an allocation of their own; a longer list is a `Vec`. It reads
+/// as a slice of [`GuardValue`]s (it dereferences to one), and two lists are
+/// equal when their values are.
+///
+/// ```
+/// use skill_guard::{GuardValue, ValueList};
+///
+/// let list = ValueList::from(vec![GuardValue::from("high"), GuardValue::from("critical")]);
+/// assert_eq!(list.len(), 2);
+/// assert_eq!(list[1], GuardValue::from("critical"));
+/// assert_eq!(list, ValueList::from_iter([GuardValue::from("high"), "critical".into()]));
+/// ```
+#[derive(Clone)]
+pub struct ValueList(Kept);
+
+/// Where a [`ValueList`] keeps its values.
+#[derive(Clone)]
+enum Kept {
+    One([GuardValue; 1]),
+    Two([GuardValue; 2]),
+    Many(Vec<GuardValue>),
+}
+
+impl ValueList {
+    /// A list of one value.
+    #[inline]
+    pub(crate) fn one(value: GuardValue) -> ValueList {
+        ValueList(Kept::One([value]))
+    }
+
+    /// A list of two values.
+    #[inline]
+    pub(crate) fn two(first: GuardValue, second: GuardValue) -> ValueList {
+        ValueList(Kept::Two([first, second]))
+    }
+
+    /// The values as a slice.
+    #[inline]
+    pub fn as_slice(&self) -> &[GuardValue] {
+        match &self.0 {
+            Kept::One(values) => values,
+            Kept::Two(values) => values,
+            Kept::Many(values) => values,
+        }
+    }
+}
+
+impl std::ops::Deref for ValueList {
+    type Target = [GuardValue];
+
+    #[inline]
+    fn deref(&self) -> &[GuardValue] {
+        self.as_slice()
+    }
+}
+
+impl From<Vec<GuardValue>> for ValueList {
+    fn from(values: Vec<GuardValue>) -> Self {
+        ValueList(Kept::Many(values))
+    }
+}
+
+impl FromIterator<GuardValue> for ValueList {
+    fn from_iter<I: IntoIterator<Item = GuardValue>>(values: I) -> Self {
+        ValueList::from(values.into_iter().collect::<Vec<_>>())
+    }
+}
+
+impl<'a> IntoIterator for &'a ValueList {
+    type Item = &'a GuardValue;
+    type IntoIter = std::slice::Iter<'a, GuardValue>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.as_slice().iter()
+    }
+}
+
+impl From<ValueList> for Vec<GuardValue> {
+    fn from(list: ValueList) -> Self {
+        match list.0 {
+            Kept::One(values) => values.into(),
+            Kept::Two(values) => values.into(),
+            Kept::Many(values) => values,
+        }
+    }
+}
+
+impl PartialEq for ValueList {
+    fn eq(&self, other: &ValueList) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+/// Printed as the slice of its values, as a `Vec` prints.
+impl fmt::Debug for ValueList {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_slice(), f)
+    }
 }
 
 impl ConditionValue {
@@ -333,7 +435,7 @@ impl From<ConditionValue> for serde_json::Value {
         match value {
             ConditionValue::Scalar(scalar) => scalar.into(),
             ConditionValue::List(list) => {
-                serde_json::Value::Array(list.into_iter().map(Into::into).collect())
+                serde_json::Value::Array(Vec::from(list).into_iter().map(Into::into).collect())
             }
         }
     }
@@ -498,13 +600,13 @@ mod tests {
 
     #[test]
     fn numbers_serialize_as_javascript_prints_them() {
-        let values = ConditionValue::List(vec![
+        let values = ConditionValue::List(ValueList::from(vec![
             GuardValue::Number(5.0),
             GuardValue::Number(0.5),
             GuardValue::Number(-0.0),
             GuardValue::Number(1e21),
             GuardValue::Number(f64::INFINITY),
-        ]);
+        ]));
         assert_eq!(
             serde_json::to_string(&values).unwrap(),
             "[5,0.5,0,1e+21,null]"
@@ -554,8 +656,11 @@ mod tests {
 
     #[test]
     fn captions_print_lists_with_spaces() {
-        let list =
-            ConditionValue::List(vec!["a".into(), GuardValue::Number(1.5), GuardValue::Null]);
+        let list = ConditionValue::List(ValueList::from(vec![
+            "a".into(),
+            GuardValue::Number(1.5),
+            GuardValue::Null,
+        ]));
         assert_eq!(list.to_string(), "[a, 1.5, null]");
     }
 }

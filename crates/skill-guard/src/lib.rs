@@ -52,7 +52,7 @@ mod witness;
 pub use builder::GuardBuilder;
 pub use caption::{mermaid_caption, plain_caption};
 pub use compile::{CompileError, Guard, MAX_LIST_LEN, RESERVED_KEYS};
-pub use data::{Condition, ConditionValue, GuardData, GuardValue, Operator};
+pub use data::{Condition, ConditionValue, GuardData, GuardValue, Operator, ValueList};
 pub use evaluate::{ConditionEvidence, Evaluation, EvidenceList, Summary};
 pub use hop::HOP_KEYS;
 pub use route::{

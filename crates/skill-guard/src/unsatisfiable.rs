@@ -510,7 +510,7 @@ fn against_statuses(data: &GuardData, pre: &Preconditions<'_>) -> Option<Unsatis
             {
                 Some(Unsatisfiable::PreStatusIn {
                     statuses: owned(),
-                    list: list.clone(),
+                    list: list.to_vec(),
                 })
             }
             (Operator::Ne, ConditionValue::Scalar(value))
@@ -550,7 +550,7 @@ fn against_tool(data: &GuardData, pre: &Preconditions<'_>) -> Option<Unsatisfiab
             (Operator::In, ConditionValue::List(list)) if !contains(list, &named) => {
                 Some(Unsatisfiable::PreToolIn {
                     tool,
-                    list: list.clone(),
+                    list: list.to_vec(),
                 })
             }
             (Operator::NotIn, _) if condition.value.list_holds(&named) => {
