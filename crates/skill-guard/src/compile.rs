@@ -446,6 +446,10 @@ impl Guard {
         self.data.conditions.reserve_exact(conditions);
     }
 
+    /// Add `condition` with its source and compiled test. Always inlined:
+    /// compile calls it once per condition, and the call (a condition passed
+    /// by pointer and copied in) costs more than the body.
+    #[inline(always)]
     fn push(&mut self, condition: Condition) {
         let at = self.data.conditions.len();
         let test = Test::of(condition.op, &condition.value);
