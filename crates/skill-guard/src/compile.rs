@@ -6,7 +6,9 @@
 use serde_json::{Map, Value};
 use smallvec::SmallVec;
 
-use crate::data::{Condition, ConditionValue, GuardData, GuardValue, Operator, ValueList};
+use crate::data::{
+    Condition, ConditionValue, GuardData, GuardValue, INLINE_CONDITIONS, Operator, ValueList,
+};
 use crate::hop::{NumberKey, Read, ShortText, TextKey, hop_key};
 use crate::js_number;
 use crate::js_value::{Relation, array_index, js_key_order};
@@ -342,16 +344,20 @@ impl HopCheck {
 /// assert!(guard.test(&view));
 /// # Ok::<(), skill_guard::CompileError>(())
 /// ```
+///
+/// Each list below keeps as many entries in place as the condition list
+/// does ([`INLINE_CONDITIONS`]): a guard of up to that many conditions
+/// allocates nothing, and `compile` moves no unused slots out.
 #[derive(Debug, Clone)]
 pub struct Guard {
     pub(crate) data: GuardData,
     /// One per data condition, in the same order.
-    pub(crate) compiled: SmallVec<[Compiled; 4]>,
+    pub(crate) compiled: SmallVec<[Compiled; INLINE_CONDITIONS]>,
     /// One per condition on a hop key, in order: how the predicate judges it.
-    pub(crate) hops: SmallVec<[HopCheck; 4]>,
+    pub(crate) hops: SmallVec<[HopCheck; INLINE_CONDITIONS]>,
     /// The distinct result fields the guard reads, in first-use order, each
     /// as the index of the first condition naming it.
-    pub(crate) fields: SmallVec<[usize; 4]>,
+    pub(crate) fields: SmallVec<[usize; INLINE_CONDITIONS]>,
 }
 
 impl Guard {

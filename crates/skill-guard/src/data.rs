@@ -491,9 +491,12 @@ pub struct GuardData {
     pub(crate) conditions: Conditions,
 }
 
-/// A guard's conditions: up to three (most guards name fewer) kept inline,
-/// so compiling such a guard does not allocate for its list.
-pub(crate) type Conditions = SmallVec<[Condition; 3]>;
+/// How many conditions a guard keeps in place: most guards name fewer.
+pub(crate) const INLINE_CONDITIONS: usize = 3;
+
+/// A guard's conditions: up to [`INLINE_CONDITIONS`] kept inline, so
+/// compiling such a guard does not allocate for its list.
+pub(crate) type Conditions = SmallVec<[Condition; INLINE_CONDITIONS]>;
 
 /// The conditions as a JSON array.
 fn serialize_conditions<S: Serializer>(
