@@ -400,6 +400,10 @@ impl Guard {
             if ops.is_empty() {
                 return Err(CompileError::NoOperator { key: key.clone() });
             }
+            // The keys of an object are distinct and a key's conditions are
+            // pushed together, so where they read is decided once, here.
+            let hop = hop_key(key);
+            let mut first = true;
             for (op_name, value) in enumerate(ops) {
                 let Some(op) = Operator::parse(op_name) else {
                     return Err(CompileError::UnknownOperator {
@@ -410,11 +414,20 @@ impl Guard {
                 };
                 let value =
                     condition_value(op, value).map_err(|why| value_refused(key, op, value, why))?;
-                guard.push(Condition {
-                    key: Text::from(key),
-                    op,
-                    value,
-                });
+                let source = match hop {
+                    Some(hop) => Source::Hop(hop.read),
+                    None if first => guard.new_field(),
+                    None => guard.last_field(),
+                };
+                first = false;
+                guard.push(
+                    Condition {
+                        key: Text::from(key),
+                        op,
+                        value,
+                    },
+                    source,
+                );
             }
         }
         Ok(guard)
@@ -428,7 +441,8 @@ impl Guard {
         let mut guard = Guard::empty();
         guard.reserve(data.conditions.len());
         for condition in &data.conditions {
-            guard.push(condition.clone());
+            let source = guard.source_of(&condition.key);
+            guard.push(condition.clone(), source);
         }
         guard
     }
@@ -452,31 +466,45 @@ impl Guard {
         self.data.conditions.reserve_exact(conditions);
     }
 
-    /// Add `condition` with its source and compiled test. Always inlined:
-    /// compile calls it once per condition, and the call (a condition passed
-    /// by pointer and copied in) costs more than the body.
+    /// The next field slot, for a result field first read by the condition
+    /// about to be pushed.
+    #[inline]
+    fn new_field(&mut self) -> Source {
+        self.fields.push(self.data.conditions.len());
+        Source::Field(self.fields.len() - 1)
+    }
+
+    /// The last field slot taken, for another condition on its field.
+    #[inline]
+    fn last_field(&self) -> Source {
+        Source::Field(self.fields.len().saturating_sub(1))
+    }
+
+    /// Where a condition on `key` reads, whether or not an earlier condition
+    /// named it (for data whose order this guard does not vouch for).
+    fn source_of(&mut self, key: &Text) -> Source {
+        if let Some(hop) = hop_key(key) {
+            return Source::Hop(hop.read);
+        }
+        let conditions = &self.data.conditions;
+        let known = self
+            .fields
+            .iter()
+            .position(|&first| conditions[first].key == *key);
+        known.map_or_else(|| self.new_field(), Source::Field)
+    }
+
+    /// Add `condition`, which reads from `source`, with its compiled test.
+    /// Always inlined: compile calls it once per condition, and the call (a
+    /// condition passed by pointer and copied in) costs more than the body.
     #[inline(always)]
-    fn push(&mut self, condition: Condition) {
-        let at = self.data.conditions.len();
+    fn push(&mut self, condition: Condition, source: Source) {
         let test = Test::of(condition.op, &condition.value);
-        let source = match hop_key(&condition.key) {
-            Some(hop) => {
-                self.hops
-                    .push(HopCheck::of(hop.read, test, &condition.value, at));
-                Source::Hop(hop.read)
-            }
-            None => {
-                let conditions = &self.data.conditions;
-                let known = self
-                    .fields
-                    .iter()
-                    .position(|&first| conditions[first].key == condition.key);
-                Source::Field(known.unwrap_or_else(|| {
-                    self.fields.push(at);
-                    self.fields.len() - 1
-                }))
-            }
-        };
+        if let Source::Hop(read) = source {
+            let at = self.data.conditions.len();
+            self.hops
+                .push(HopCheck::of(read, test, &condition.value, at));
+        }
         self.compiled.push(Compiled { source, test });
         self.data.conditions.push(condition);
     }
