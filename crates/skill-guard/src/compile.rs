@@ -400,37 +400,48 @@ impl Guard {
             if ops.is_empty() {
                 return Err(CompileError::NoOperator { key: key.clone() });
             }
-            // The keys of an object are distinct and a key's conditions are
-            // pushed together, so where they read is decided once, here.
-            let hop = hop_key(key);
-            let mut first = true;
-            for (op_name, value) in enumerate(ops) {
-                let Some(op) = Operator::parse(op_name) else {
-                    return Err(CompileError::UnknownOperator {
-                        key: key.clone(),
-                        op: op_name.clone(),
-                        suggestion: nearest_operator(op_name),
-                    });
-                };
-                let value =
-                    condition_value(op, value).map_err(|why| value_refused(key, op, value, why))?;
-                let source = match hop {
-                    Some(hop) => Source::Hop(hop.read),
-                    None if first => guard.new_field(),
-                    None => guard.last_field(),
-                };
-                first = false;
-                guard.push(
-                    Condition {
-                        key: Text::from(key),
-                        op,
-                        value,
-                    },
-                    source,
-                );
-            }
+            guard.push_key(key, ops)?;
         }
         Ok(guard)
+    }
+
+    /// Compile the conditions of one key, `ops` its non-empty operators.
+    ///
+    /// The keys of an object are distinct and a key's conditions are pushed
+    /// together, so where they read is decided once, here: a hop key by the
+    /// table (and the key keeps the table's own name, so nothing is copied),
+    /// a field by the next slot, taken by its first condition. The two are
+    /// pushed by separate paths: a condition merged from both through one
+    /// temporary cost more than the duplicated `push`.
+    #[inline(always)]
+    fn push_key(&mut self, key: &String, ops: &Map<String, Value>) -> Result<(), CompileError> {
+        let hop = hop_key(key);
+        let mut first = true;
+        for (op_name, value) in enumerate(ops) {
+            let Some(op) = Operator::parse(op_name) else {
+                return Err(CompileError::UnknownOperator {
+                    key: key.clone(),
+                    op: op_name.clone(),
+                    suggestion: nearest_operator(op_name),
+                });
+            };
+            let value =
+                condition_value(op, value).map_err(|why| value_refused(key, op, value, why))?;
+            if let Some(hop) = hop {
+                let key = Text::from_static(hop.name);
+                self.push(Condition { key, op, value }, Source::Hop(hop.read));
+            } else {
+                let source = if first {
+                    self.new_field()
+                } else {
+                    self.last_field()
+                };
+                let key = Text::from(key);
+                self.push(Condition { key, op, value }, source);
+            }
+            first = false;
+        }
+        Ok(())
     }
 
     /// The guard of [`GuardData`] (for instance data read back from a

@@ -90,6 +90,15 @@ impl Text {
     }
 }
 
+impl Text {
+    /// A `'static` text (a hop key's own name), kept by reference: nothing
+    /// is copied.
+    #[inline]
+    pub(crate) fn from_static(text: &'static str) -> Text {
+        Text(SmolStr::new_static(text))
+    }
+}
+
 impl From<&str> for Text {
     #[inline]
     fn from(text: &str) -> Self {
