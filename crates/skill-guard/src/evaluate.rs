@@ -276,12 +276,14 @@ impl Guard {
         // Each field's verdict on the value it read last; `None` until read.
         let mut verdicts: SmallVec<[Option<bool>; 4]> =
             SmallVec::from_elem(None, self.fields.len());
-        let outcome = read_fields(view.result, &self.field_keys(), |slot, value| {
-            let (passes, settles) = self.field_verdict(slot, &value);
-            if let Some(verdict) = verdicts.get_mut(slot) {
-                *verdict = Some(passes);
-            }
-            settles
+        let outcome = self.with_field_keys(|keys| {
+            read_fields(view.result, keys, |slot, value| {
+                let (passes, settles) = self.field_verdict(slot, &value);
+                if let Some(verdict) = verdicts.get_mut(slot) {
+                    *verdict = Some(passes);
+                }
+                settles
+            })
         });
         let unread_passes = |slot| self.field_verdict(slot, UNDEFINED).0;
         match outcome {
@@ -313,16 +315,22 @@ impl Guard {
         (passes, false)
     }
 
-    /// The keys of the result fields the guard reads, by slot.
+    /// `read` given the keys of the result fields the guard reads, by slot:
+    /// up to four in an array on the stack (a `SmallVec` built and returned
+    /// cost a hundred instructions a call), more in a `Vec`.
     #[inline]
-    fn field_keys(&self) -> SmallVec<[&str; 4]> {
-        // Pushed one by one: `collect` into a SmallVec costs twice as much
-        // here (it reserves by the size hint first).
-        let mut keys = SmallVec::new();
-        for &at in &self.fields {
-            keys.push(self.data.conditions[at].key.as_str());
+    fn with_field_keys<R>(&self, read: impl FnOnce(&[&str]) -> R) -> R {
+        let key = |&at: &usize| self.data.conditions[at].key.as_str();
+        match self.fields.len() {
+            count @ 0..=4 => {
+                let mut keys = [""; 4];
+                for (slot, at) in keys.iter_mut().zip(&self.fields) {
+                    *slot = key(at);
+                }
+                read(&keys[..count])
+            }
+            _ => read(&self.fields.iter().map(key).collect::<Vec<_>>()),
         }
-        keys
     }
 
     /// The evaluator: every condition judged, with what it read.
@@ -345,7 +353,8 @@ impl Guard {
             valid: false,
         };
         if !self.fields.is_empty() {
-            reading.valid = field_values_into(view.result, &self.field_keys(), &mut reading.fields);
+            reading.valid = self
+                .with_field_keys(|keys| field_values_into(view.result, keys, &mut reading.fields));
         }
         let mut evaluation = Evaluation {
             verdict: true,
