@@ -274,8 +274,9 @@ impl Guard {
     /// the result proves valid or not.
     fn fields_pass(&self, view: &GuardView<'_>) -> bool {
         // Each field's verdict on the value it read last; `None` until read.
-        let mut verdicts: SmallVec<[Option<bool>; 4]> =
-            SmallVec::from_elem(None, self.fields.len());
+        // (Grown in place: `from_elem` builds it elsewhere and copies it.)
+        let mut verdicts: SmallVec<[Option<bool>; 4]> = SmallVec::new();
+        verdicts.resize(self.fields.len(), None);
         let outcome = self.with_field_keys(|keys| {
             read_fields(view.result, keys, |slot, value| {
                 let (passes, settles) = self.field_verdict(slot, &value);
