@@ -3,6 +3,8 @@
 //! constants; compiling never panics on any JSON value; evaluating never
 //! panics on any result text.
 
+mod generators;
+
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use serde_json::{Map, Value, json};
@@ -21,61 +23,29 @@ const KEYS: [&str; 8] = [
     "note",
 ];
 
-fn scalar() -> impl Strategy<Value = Value> {
-    prop_oneof![
-        Just(Value::Null),
-        any::<bool>().prop_map(Value::Bool),
-        (-3i32..4).prop_map(|n| json!(n)),
-        prop::sample::select(vec![0.5, -0.0, 1e21, 2.5]).prop_map(|n| json!(n)),
-        prop::sample::select(vec![
-            "",
-            "a",
-            "b",
-            "high",
-            "low",
-            "5",
-            " 3 ",
-            "success",
-            "pending",
-            "0x1f",
-            "\u{1f600}",
-            "\u{ff5e}"
-        ])
-        .prop_map(|s| json!(s)),
-    ]
-}
+/// Strings a generated scalar may be.
+const STRINGS: [&str; 12] = [
+    "",
+    "a",
+    "b",
+    "high",
+    "low",
+    "5",
+    " 3 ",
+    "success",
+    "pending",
+    "0x1f",
+    "\u{1f600}",
+    "\u{ff5e}",
+];
 
-fn condition() -> impl Strategy<Value = (String, Value)> {
-    let list = prop::collection::vec(scalar(), 1..4).prop_map(Value::Array);
-    prop_oneof![
-        (prop::sample::select(vec!["eq", "ne"]), scalar()).prop_map(|(op, v)| (op.to_owned(), v)),
-        (
-            prop::sample::select(vec!["gt", "gte", "lt", "lte"]),
-            scalar()
-        )
-            .prop_filter_map("bounds are numbers or strings", |(op, v)| (v.is_number()
-                || v.is_string())
-            .then(|| (op.to_owned(), v))),
-        (prop::sample::select(vec!["in", "notIn"]), list).prop_map(|(op, v)| (op.to_owned(), v)),
-    ]
+fn scalar() -> impl Strategy<Value = Value> {
+    generators::scalar(&STRINGS)
 }
 
 /// A guard that compiles: one to three keys, one to three operators each.
 fn guard() -> impl Strategy<Value = Value> {
-    prop::collection::vec(
-        (
-            prop::sample::select(KEYS.to_vec()),
-            prop::collection::vec(condition(), 1..4),
-        ),
-        1..4,
-    )
-    .prop_map(|keys| {
-        let mut guard = Map::new();
-        for (key, ops) in keys {
-            guard.insert(key.to_owned(), Value::Object(ops.into_iter().collect()));
-        }
-        Value::Object(guard)
-    })
+    generators::guard(&KEYS, &STRINGS)
 }
 
 fn any_json() -> impl Strategy<Value = Value> {
