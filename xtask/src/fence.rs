@@ -14,8 +14,19 @@ const EXTERNAL: [&str; 4] = ["serde", "serde_json", "thiserror", "smallvec"];
 
 /// External crates one library crate may use beyond [`EXTERNAL`], each small
 /// and well kept, for what that crate does: `smol_str` keeps a guard's keys
-/// and string values inline.
-const EXTERNAL_OF: [(&str, &[&str]); 1] = [("skill-guard", &["smol_str"])];
+/// and string values inline; the Agent Skills reader reads YAML with
+/// `saphyr-parser` and names with the Unicode crates.
+const EXTERNAL_OF: [(&str, &[&str]); 2] = [
+    ("skill-guard", &["smol_str"]),
+    (
+        "skill-md",
+        &[
+            "saphyr-parser",
+            "unicode-normalization",
+            "unicode-general-category",
+        ],
+    ),
+];
 
 /// The external crates library crate `name` may use.
 fn external_of(name: &str) -> Vec<&'static str> {
@@ -26,8 +37,8 @@ fn external_of(name: &str) -> Vec<&'static str> {
     EXTERNAL.into_iter().chain(own).collect()
 }
 
-/// Each library crate and the skillgraph crates it may depend on.
-pub const LAYERS: [(&str, &[&str]); 5] = [
+/// Each pure library crate and the skillgraph crates it may depend on.
+pub const LAYERS: [(&str, &[&str]); 7] = [
     ("skill-core", &[]),
     ("skill-guard", &["skill-core"]),
     ("skill-checkup", &["skill-core", "skill-guard"]),
@@ -35,6 +46,11 @@ pub const LAYERS: [(&str, &[&str]); 5] = [
     (
         "skill-session",
         &["skill-core", "skill-guard", "skill-tools"],
+    ),
+    ("skill-md", &["skill-core"]),
+    (
+        "skill-explain",
+        &["skill-core", "skill-guard", "skill-session"],
     ),
 ];
 
@@ -56,8 +72,12 @@ const FORBIDDEN: [(&str, &str); 16] = [
     ("dbg!", "printing"),
     ("static mut", "global state"),
     ("thread_local!", "global state"),
-    ("Lock<", "global state (OnceLock/LazyLock)"),
+    ("lazy_static!", "global state"),
 ];
+
+/// Types that make a `static` mutable or lazily set: a `static` item naming
+/// one is global state (a `OnceLock` held by a value is not).
+const INTERIOR_MUTABLE: [&str; 6] = ["OnceLock", "LazyLock", "Mutex", "RwLock", "Atomic", "Cell"];
 
 /// Every finding, one line each (`file:line: rule; fix`).
 pub fn check(root: &Path) -> Result<Vec<String>> {
@@ -165,6 +185,19 @@ pub fn scan_source(file: &str, text: &str) -> Vec<String> {
                     number + 1
                 ));
             }
+        }
+        let is_static = flat
+            .split(|c: char| !c.is_alphanumeric() && c != '_')
+            .any(|word| word == "static");
+        if let Some(kind) = INTERIOR_MUTABLE
+            .iter()
+            .find(|kind| is_static && flat.contains(**kind))
+        {
+            findings.push(format!(
+                "{file}:{}: a `static` holding a `{kind}` type is global state, which a library crate must not keep (SPEC §1); \
+                 keep the state in a value the caller owns",
+                number + 1
+            ));
         }
         if let Some(group) = flat.split_once("std::{").map(|(_, rest)| rest) {
             for module in ["fs", "net", "process", "env", "os"] {
@@ -289,6 +322,29 @@ mod tests {
         assert!(
             findings[0].contains("std::fs") && findings[0].contains("let the binary on top do it")
         );
+    }
+
+    #[test]
+    fn the_fence_rejects_lazily_built_and_mutable_statics() {
+        let source = "static CACHE: OnceLock<Vec<u8>> = OnceLock::new();\n\
+                      static TABLE: std::sync::LazyLock<u8> = std::sync::LazyLock::new(|| 1);\n\
+                      pub static COUNT: AtomicUsize = AtomicUsize::new(0);\n\
+                      static LOG: Mutex<Vec<u8>> = Mutex::new(Vec::new());\n\
+                      lazy_static! { static ref X: u8 = 1; }\n\
+                      static NAMES: [&str; 2] = [\"a\", \"b\"];\n\
+                      let mutex = Mutex::new(1);\n\
+                      text: Arc<OnceLock<String>>,";
+        let findings = scan_source("lib.rs", source);
+        let lines: Vec<_> = findings
+            .iter()
+            .map(|f| f.split(':').nth(1).unwrap_or(""))
+            .collect();
+        assert_eq!(lines, ["1", "2", "3", "4", "5"], "{findings:#?}");
+        assert!(
+            findings[0].contains("holding a `OnceLock` type"),
+            "{findings:#?}"
+        );
+        assert!(findings[2].contains("`Atomic` type"), "{findings:#?}");
     }
 
     #[test]

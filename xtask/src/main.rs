@@ -5,19 +5,18 @@
 //! - `cargo xtask ci` — everything CI checks, in order, stopping at the first
 //!   failure with its exit code: `cargo fmt --check`, `cargo clippy
 //!   --workspace --all-targets -- -D warnings`, `cargo test --workspace`,
-//!   `cargo check -p skillgraph --no-default-features` (the library compiles
-//!   without its `cli` feature), `cargo fetch`, `cargo tree -p skillgraph
-//!   --no-default-features --edges normal` (failing when it lists clap or
-//!   another crate only the CLI needs), `cargo deny --offline check bans
-//!   licenses sources` (installing cargo-deny with `cargo install --locked`
-//!   when it is missing), then the fence and tidy checks below, then the
-//!   Python part of `cargo xtask interop` (failing, never skipping, when
-//!   Python is missing).
-//! - `cargo xtask fence` — the layering rules of SPEC §1: each library crate
-//!   depends only on what its layer allows, and does no I/O, printing or
-//!   global state.
+//!   `cargo fetch`, `cargo deny --offline check bans licenses sources`
+//!   (installing cargo-deny with `cargo install --locked` when it is
+//!   missing; its `bans` hold the crate layering, and keep clap and rmcp out
+//!   of every library below the binary and the server), then the fence and
+//!   tidy checks below, then the Python part of `cargo xtask interop`
+//!   (failing, never skipping, when Python is missing).
+//! - `cargo xtask fence` — the layering rules of SPEC §1: each pure library
+//!   crate depends only on what its layer allows, and does no I/O, printing
+//!   or global state.
 //! - `cargo xtask tidy` — every Rust file opens with a `//!` doc; every crate
-//!   opts into the workspace lints.
+//!   opts into the workspace lints; every source file of a crate is named in
+//!   that crate's section of the code map in `docs/architecture.md`.
 //! - `cargo xtask interop [--python-only]` — `skillgraph serve` on the
 //!   support desk against clients and an upstream nobody here wrote: a venv
 //!   in `target/interop/venv` with the Python SDK, `interop/client.py`
@@ -28,8 +27,10 @@
 //!   and `cargo xtask ci` passes; checks that every publishable crate has the
 //!   same version, a description, a license, a README and docs.rs metadata,
 //!   and that CHANGELOG.md has a section for the version; runs `cargo
-//!   package` for skill-core, skill-guard, skill-checkup, skill-tools, skill-session and
-//!   skillgraph and lists what it would publish. A dry run unless
+//!   package` for every publishable crate in dependency order (skill-core,
+//!   skill-guard, skill-checkup, skill-tools, skill-session, skill-md,
+//!   skill-explain, skillgraph, skillgraph-mcp, skillgraph-cli) and lists
+//!   what it would publish. A dry run unless
 //!   `--execute`, which publishes them in that order.
 //! - `cargo xtask bump X.Y.Z` — set the version everywhere it is written.
 //! - `cargo xtask fuzz [--seconds N] [TARGET...]` — run each fuzz target in
@@ -41,7 +42,6 @@
 mod fence;
 mod fuzz;
 mod interop;
-mod lib_only;
 mod release;
 mod tidy;
 
@@ -52,9 +52,9 @@ use anyhow::{Context, Result, bail};
 
 const USAGE: &str = "usage: cargo xtask <ci|fence|tidy|fuzz|interop|release|bump>
 
-  ci                               fmt, clippy, tests, the library without clap, cargo-deny, fence, tidy, interop's Python part; stops at a failure
-  fence                            check the crate layering and the no-I/O rule of the library crates
-  tidy                             check module docs and manifest lints
+  ci                               fmt, clippy, tests, cargo-deny, fence, tidy, interop's Python part; stops at a failure
+  fence                            check the crate layering and the no-I/O rule of the pure library crates
+  tidy                             check module docs, manifest lints and the code map
   fuzz [--seconds N] [TARGET...]   run each fuzz target for N seconds (default 60)
   interop [--python-only]          run `skillgraph serve` against the Python SDK's client and upstream, then the MCP inspector
   release [--execute]              check and package the crates for publishing (a dry run unless --execute)
@@ -141,7 +141,7 @@ pub(crate) fn run(root: &Path, program: &str, args: &[&str]) -> Result<Option<Ex
 }
 
 pub(crate) fn ci(root: &Path) -> Result<ExitCode> {
-    let steps: [&[&str]; 5] = [
+    let steps: [&[&str]; 4] = [
         &["fmt", "--all", "--check"],
         &[
             "clippy",
@@ -152,8 +152,6 @@ pub(crate) fn ci(root: &Path) -> Result<ExitCode> {
             "warnings",
         ],
         &["test", "--workspace"],
-        // The library alone, as a host with `default-features = false` builds it.
-        &["check", "-p", "skillgraph", "--no-default-features"],
         // cargo-deny reads the whole graph, every platform's crates included.
         &["fetch"],
     ];
@@ -161,12 +159,6 @@ pub(crate) fn ci(root: &Path) -> Result<ExitCode> {
         if let Some(code) = run(root, "cargo", step)? {
             return Ok(code);
         }
-    }
-    println!("$ cargo {}", lib_only::TREE.join(" "));
-    let code = report(lib_only::check(root))?;
-    if code != ExitCode::SUCCESS {
-        eprintln!("xtask: the library without its `cli` feature pulls in CLI-only crates");
-        return Ok(code);
     }
     ensure_cargo_deny(root)?;
     if let Some(code) = run(

@@ -8,13 +8,17 @@ use anyhow::{Context, Result, bail};
 use serde_json::Value;
 
 /// The publishable crates, in the order they must be published.
-pub const PUBLISH_ORDER: [&str; 6] = [
+pub const PUBLISH_ORDER: [&str; 10] = [
     "skill-core",
     "skill-guard",
     "skill-checkup",
     "skill-tools",
     "skill-session",
+    "skill-md",
+    "skill-explain",
     "skillgraph",
+    "skillgraph-mcp",
+    "skillgraph-cli",
 ];
 
 /// `cargo xtask release [--execute]`.

@@ -5,7 +5,7 @@
 //! way. It also times the session's own work per call (observe, resolve,
 //! record) in-process, as a share of what `serve` adds.
 //!
-//! Build first, in release: `cargo build --release -p skillgraph -p
+//! Build first, in release: `cargo build --release -p skillgraph-cli -p
 //! desk-upstream -p skill-benches`, then `target/release/gateway [CALLS]`.
 //! The binaries are looked up beside this one.
 
@@ -87,7 +87,7 @@ fn sibling(here: &Path, name: &str) -> Result<PathBuf, String> {
         Ok(path)
     } else {
         Err(format!(
-            "{} is missing: build it first with `cargo build --release -p skillgraph -p desk-upstream -p skill-benches`",
+            "{} is missing: build it first with `cargo build --release -p skillgraph-cli -p desk-upstream -p skill-benches`",
             path.display()
         ))
     }

@@ -48,7 +48,7 @@ pub use map::{Route, SkillMap};
 pub use number::exact_integer;
 pub use offer::{Menu, MenuCandidate, ReadSkillOffer};
 pub use skill::{Flavor, Routing, Skill, Step, ToolDecl, Trigger, Via};
-pub use spelling::nearest;
+pub use spelling::{did_you_mean, nearest, suggestion};
 pub use spoken::{Spoken, spoken};
 pub use status::{ResultStatus, UnknownStatus};
 pub use surface::{SurfaceMode, activates_by_read, resolve_surface_mode, resolved_surface_mode_of};

@@ -1,5 +1,33 @@
 //! Spelling suggestions: the known name a misspelt one most likely meant,
-//! for error messages that name the fix ("did you mean `surface_mode`?").
+//! and the one way every message says it: ` (did you mean "surface_mode"?)`.
+
+/// The words every message adds for a suggestion: ` (did you mean "X"?)`,
+/// or nothing when there is none.
+///
+/// ```
+/// use skill_core::suggestion;
+///
+/// assert_eq!(suggestion(Some("gte")), r#" (did you mean "gte"?)"#);
+/// assert_eq!(suggestion(None), "");
+/// ```
+pub fn suggestion(nearest: Option<&str>) -> String {
+    match nearest {
+        Some(name) => format!(" (did you mean \"{name}\"?)"),
+        None => String::new(),
+    }
+}
+
+/// [`suggestion`] for the [`nearest`] name in `known` to `written`.
+///
+/// ```
+/// use skill_core::did_you_mean;
+///
+/// assert_eq!(did_you_mean("biling", ["billing", "faq"]), r#" (did you mean "billing"?)"#);
+/// assert_eq!(did_you_mean("colour", ["billing", "faq"]), "");
+/// ```
+pub fn did_you_mean<'k>(written: &str, known: impl IntoIterator<Item = &'k str>) -> String {
+    suggestion(nearest(written, known))
+}
 
 /// The name in `known` closest to `written`, when it is close enough to be a
 /// likely misspelling: the same letters and digits ignoring case and

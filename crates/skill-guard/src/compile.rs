@@ -102,7 +102,7 @@ pub enum CompileError {
         key: String,
     },
     /// An operator outside the eight.
-    #[error("key \"{key}\" uses unknown operator \"{op}\"{}; the operators are eq, ne, gt, gte, lt, lte, in, notIn", suggestion.map(|s| format!(" (did you mean \"{s}\"?)")).unwrap_or_default())]
+    #[error("key \"{key}\" uses unknown operator \"{op}\"{}; the operators are eq, ne, gt, gte, lt, lte, in, notIn", skill_core::suggestion(*suggestion))]
     UnknownOperator {
         /// The key.
         key: String,

@@ -119,6 +119,18 @@ impl Serialize for Operator {
     }
 }
 
+/// Read back as the grammar spells it (`notIn`).
+impl<'de> Deserialize<'de> for Operator {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
+        Operator::parse(&name).ok_or_else(|| {
+            D::Error::custom(format!(
+                "\"{name}\" is not a guard operator; it is one of eq, ne, gt, gte, lt, lte, in, notIn"
+            ))
+        })
+    }
+}
+
 /// A plain-data value a condition compares with: what JSON calls a scalar.
 /// Numbers are JavaScript numbers (IEEE doubles).
 #[derive(Debug, Clone, PartialEq)]
@@ -428,6 +440,31 @@ impl Serialize for ConditionValue {
                 }
                 seq.end()
             }
+        }
+    }
+}
+
+/// Read back from the JSON it serializes to (a record's evidence): a
+/// scalar, or a list of scalars.
+impl<'de> Deserialize<'de> for ConditionValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let scalar = |value: serde_json::Value| match value {
+            serde_json::Value::Null => Ok(GuardValue::Null),
+            serde_json::Value::Bool(b) => Ok(GuardValue::Bool(b)),
+            serde_json::Value::Number(n) => Ok(GuardValue::Number(n.as_f64().unwrap_or(f64::NAN))),
+            serde_json::Value::String(text) => Ok(GuardValue::from(text)),
+            other => Err(D::Error::custom(format!(
+                "a condition's value is a JSON scalar or a list of scalars, not {other}"
+            ))),
+        };
+        match serde_json::Value::deserialize(deserializer)? {
+            serde_json::Value::Array(items) => Ok(ConditionValue::List(ValueList::from(
+                items
+                    .into_iter()
+                    .map(scalar)
+                    .collect::<Result<Vec<_>, _>>()?,
+            ))),
+            other => scalar(other).map(ConditionValue::Scalar),
         }
     }
 }

@@ -50,14 +50,14 @@ mod unsatisfiable;
 mod witness;
 
 pub use builder::GuardBuilder;
-pub use caption::{mermaid_caption, plain_caption};
+pub use caption::{condition_caption, evidence_caption, mermaid_caption, plain_caption};
 pub use compile::{CompileError, Guard, MAX_LIST_LEN, RESERVED_KEYS};
 pub use data::{Condition, ConditionValue, GuardData, GuardValue, Operator, ValueList};
 pub use evaluate::{ConditionEvidence, Evaluation, EvidenceList, Summary};
 pub use hop::HOP_KEYS;
 pub use route::{
     CompiledMap, Conflict, CursorMove, GuardEvaluation, Iteration, MapGuardErrors, MoveKind,
-    RouteGuardError, RouteGuards,
+    RouteGuardError, RouteGuards, preconditions_pass,
 };
 pub use text::Text;
 pub use unsatisfiable::{Preconditions, Unsatisfiable, unsatisfiable};

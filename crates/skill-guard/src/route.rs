@@ -80,6 +80,8 @@ pub struct RouteGuards {
 /// One guard's evaluation on a route, for one tool result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GuardEvaluation<'g> {
+    /// The route's index among the map's routes.
+    pub route: usize,
     /// The route's source.
     pub from: &'g str,
     /// The route's target.
@@ -120,6 +122,10 @@ pub struct CursorMove<'g> {
     pub to: &'g str,
     /// Whether a route fired.
     pub by: MoveKind,
+    /// When a route fired: its index among the map's routes (two routes may
+    /// join the same two skills).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub route: Option<usize>,
     /// The winning route's guard evaluation, when it has a guard.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub guard: Option<GuardEvaluation<'g>>,
@@ -263,17 +269,18 @@ impl RouteGuards {
         batch: &mut Batch<'g>,
     ) -> Option<Target<'g>> {
         for &(index, route) in routes {
-            if !preconditions_pass(route, result) {
+            if !preconditions_pass(route, &result.tool_name, result.status.as_deref()) {
                 continue;
             }
             let Some(guard) = self.guard(index) else {
-                return Some((&route.to, None));
+                return Some((index, &route.to, None));
             };
             let Evaluation {
                 verdict,
                 conditions,
             } = guard.evaluate(view);
             let evaluation = GuardEvaluation {
+                route: index,
                 from: &route.from,
                 to: &route.to,
                 tool_name: &result.tool_name,
@@ -281,7 +288,7 @@ impl RouteGuards {
                 conditions,
             };
             if verdict {
-                return Some((&route.to, Some(evaluation)));
+                return Some((index, &route.to, Some(evaluation)));
             }
             batch.close(index, evaluation);
         }
@@ -289,7 +296,9 @@ impl RouteGuards {
     }
 }
 
-type Target<'g> = (&'g str, Option<GuardEvaluation<'g>>);
+/// Where a result leads: the route's index, its target, and its guard's
+/// evaluation when it has a guard.
+type Target<'g> = (usize, &'g str, Option<GuardEvaluation<'g>>);
 
 /// What a batch of results has found so far.
 #[derive(Default)]
@@ -315,7 +324,7 @@ impl<'g> Batch<'g> {
     fn reached(&mut self, tool_name: &'g str, target: Option<Target<'g>>) {
         match (&self.winner, target) {
             (None, Some(found)) => self.winner = Some(found),
-            (Some((won, _)), Some((to, _))) if *won != to => {
+            (Some((_, won, _)), Some((_, to, _))) if *won != to => {
                 self.conflict.push(Conflict { tool_name, to });
             }
             _ => {}
@@ -329,14 +338,15 @@ impl<'g> Batch<'g> {
             .into_iter()
             .map(|(_, evaluation)| evaluation)
             .collect();
-        let (to, by, guard) = match self.winner {
-            Some((to, guard)) => (to, MoveKind::Route, guard),
-            None => (cursor, MoveKind::Stay, None),
+        let (route, to, by, guard) = match self.winner {
+            Some((route, to, guard)) => (Some(route), to, MoveKind::Route, guard),
+            None => (None, cursor, MoveKind::Stay, None),
         };
         CursorMove {
             from: cursor,
             to,
             by,
+            route,
             guard,
             guards_closed,
             conflict: self.conflict,
@@ -344,19 +354,31 @@ impl<'g> Batch<'g> {
     }
 }
 
-/// An edge's preconditions: with `on_tool_status`, the result must declare a
+/// A route's preconditions (SPEC §7.2) on one result of `tool_name` that
+/// declared `status`: with `on_tool_status`, the result must declare a
 /// listed status (and match `on_tool_return` if set); else with
-/// `on_tool_return`, the tool name must equal it; else they pass.
-fn preconditions_pass(route: &Route, result: &ToolResult) -> bool {
+/// `on_tool_return`, the tool name must equal it; else they pass. Route
+/// resolution and every reader of a record ask this one rule.
+///
+/// ```
+/// use skill_core::Route;
+/// use skill_guard::preconditions_pass;
+///
+/// let mut route = Route::new("triage", "billing");
+/// route.on_tool_status = Some(vec!["failure".into()]);
+/// assert!(preconditions_pass(&route, "charge", Some("failure")));
+/// assert!(!preconditions_pass(&route, "charge", None), "a status is never inferred");
+/// ```
+pub fn preconditions_pass(route: &Route, tool_name: &str, status: Option<&str>) -> bool {
     let tool_matches = || {
         route
             .on_tool_return
             .as_ref()
-            .is_none_or(|tool| *tool == result.tool_name)
+            .is_none_or(|tool| tool == tool_name)
     };
     match &route.on_tool_status {
         Some(statuses) => {
-            result.status.as_ref().is_some_and(|s| statuses.contains(s)) && tool_matches()
+            status.is_some_and(|s| statuses.iter().any(|listed| listed == s)) && tool_matches()
         }
         None => tool_matches(),
     }

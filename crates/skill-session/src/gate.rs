@@ -4,41 +4,11 @@
 //! a read may take from here, never a hidden id, and claim absence only
 //! "from here".
 
-use serde::{Deserialize, Serialize};
 use skill_core::{Menu, Skill, TargetClass, classify_target, spoken};
 use skill_tools::activation_confirmation;
 
 use crate::graph::Graph;
-use crate::session::Posture;
-
-/// Why the gate refused a read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Refusal {
-    /// The id is the cursor: a notice, nothing moves.
-    SelfCall,
-    /// The id is neither a hop nor open from here, or hidden from the session.
-    Unreachable,
-    /// A hop under `rails`: only routes move the cursor.
-    PostureRails,
-    /// A hop under `guard`, off the outstanding menu.
-    PostureGuardOffMenu,
-    /// A hop under `guard`, with no menu outstanding.
-    PostureGuardNoMenu,
-}
-
-impl Refusal {
-    /// The refusal's stable code, as the record spells it.
-    pub fn code(self) -> &'static str {
-        match self {
-            Refusal::SelfCall => "self-call",
-            Refusal::Unreachable => "unreachable",
-            Refusal::PostureRails => "posture-rails",
-            Refusal::PostureGuardOffMenu => "posture-guard-off-menu",
-            Refusal::PostureGuardNoMenu => "posture-guard-no-menu",
-        }
-    }
-}
+use crate::record::{Posture, Refusal};
 
 /// What the gate sees of a session for one read.
 pub(crate) struct Gate<'s> {

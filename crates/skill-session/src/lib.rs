@@ -1,9 +1,12 @@
 //! One conversation on one skill map: the host's side of SPEC §8.
 //!
-//! `skill-session` owns what happens between two model calls: judging a
-//! `read_skill` call against the cursor and the session's [`Posture`]
-//! (the read gate), turning an accepted pick into a cursor move at the end
-//! of the iteration, collecting the host's tool results and routing them,
+//! `skill-session` owns every decision a driver (`play`, the MCP server, a
+//! host) needs, made once: judging a `read_skill` call against the cursor
+//! and the session's [`Posture`] (the read gate), judging a call of a host
+//! tool under its [`CallPolicy`] (the call gate), turning an accepted pick
+//! into a cursor move at the end of the iteration, collecting the host's
+//! tool results and routing them, what a [`Run`] (a driver with no model
+//! loop, as an MCP server) counts as an iteration and answers,
 //! answering what the model may be shown ([`Session::tools`],
 //! [`Session::visible_tools`], [`Session::system_prompt`]), and keeping the
 //! record: typed [`Event`]s, written as JSON Lines, read back by
@@ -47,20 +50,25 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod call_gate;
 mod gate;
 mod graph;
 mod reader;
 mod record;
 mod replay;
+mod run;
 mod session;
 
-pub use gate::Refusal;
 pub use graph::{Graph, GraphError};
 pub use reader::{Record, RecordError, read_record};
 pub use record::{
-    ConditionRecord, ConflictRecord, DeclaredMap, DeclaredSkill, Event, GuardRecord, MoveBy,
-    MoveEvent, OfferEvent, RECORD_VERSION, RESULT_HEAD_BYTES, ReadEvent, ResultEvent, StartEvent,
-    TurnEvent,
+    CallEvent, CallPolicy, CallRefusal, ConditionRecord, ConflictRecord, DeclaredMap,
+    DeclaredSkill, Event, GuardRecord, MoveBy, MoveEvent, OfferEvent, Posture, RECORD_VERSION,
+    RESULT_HEAD_BYTES, ReadEvent, Refusal, ResultEvent, StartEvent, TurnEvent,
 };
 pub use replay::{ReplayError, replay};
-pub use session::{Posture, ReadAnswer, ReadError, Session, skill_content};
+pub use run::{Run, RunAnswer, RunCall, RunRead};
+pub use session::{CallAnswer, ReadAnswer, ReadError, Session, SessionConfig, skill_content};
+/// The offer view as the record keeps it (an `offer` event's `view`), from
+/// `skill-tools`, so that a reader of the record needs no other crate.
+pub use skill_tools::{OfferMode, OwnedMenuRow, OwnedOfferView, OwnedRow};

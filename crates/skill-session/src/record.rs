@@ -3,15 +3,138 @@
 //! `{ "v": 1, "event": KIND, "iteration": N, … }`. `docs/record.md`
 //! describes every field.
 
+//!
+//! The record is the bottom of this crate: it names the decisions (the
+//! posture, the call policy, the refusals, what moved the cursor) that the
+//! gates and the session make, and depends on none of them.
+
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
-use skill_core::{Menu, Route, SkillMap, TargetClass};
-use skill_guard::{Conflict, GuardEvaluation};
+use skill_core::{Menu, Route, SkillMap, TargetClass, Trigger};
+use skill_guard::{ConditionValue, Conflict, GuardEvaluation, Operator};
+use skill_tools::OwnedOfferView;
 
-use crate::gate::Refusal;
-use crate::session::Posture;
+/// How a session judges reads of hops (never of open skills), fixed per
+/// session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Posture {
+    /// A read of any hop is accepted (the default).
+    #[default]
+    Assist,
+    /// A read of a hop is accepted only while the turn's menu is outstanding
+    /// and names it.
+    Guard,
+    /// Every read of a hop is refused: only routes move the cursor.
+    Rails,
+}
+
+impl Posture {
+    /// Every posture, in the order the record documents them.
+    pub const ALL: [Posture; 3] = [Posture::Assist, Posture::Guard, Posture::Rails];
+
+    /// `assist`, `guard` or `rails`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Posture::Assist => "assist",
+            Posture::Guard => "guard",
+            Posture::Rails => "rails",
+        }
+    }
+}
+
+/// Which calls of host tools a session accepts (SPEC §9.3), fixed per
+/// session and written in the record's `start` event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CallPolicy {
+    /// Every call is accepted; a call of a tool no active skill carries is
+    /// recorded `offered: false` (the default: a host's own dispatch, and
+    /// MCP's handshake generation).
+    #[default]
+    Scoped,
+    /// A call of a tool no active skill carries is refused with a teaching
+    /// answer and recorded as a `call` event.
+    Strict,
+    /// Every call is accepted and counts as offered: the host offers every
+    /// tool.
+    All,
+}
+
+impl CallPolicy {
+    /// Every policy, in the order the record documents them.
+    pub const ALL: [CallPolicy; 3] = [CallPolicy::Scoped, CallPolicy::Strict, CallPolicy::All];
+
+    /// `scoped`, `strict` or `all`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CallPolicy::Scoped => "scoped",
+            CallPolicy::Strict => "strict",
+            CallPolicy::All => "all",
+        }
+    }
+}
+
+/// Why the read gate refused a read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Refusal {
+    /// The id is the cursor: a notice, nothing moves.
+    SelfCall,
+    /// The id is neither a hop nor open from here, or hidden from the session.
+    Unreachable,
+    /// A hop under `rails`: only routes move the cursor.
+    PostureRails,
+    /// A hop under `guard`, off the outstanding menu.
+    PostureGuardOffMenu,
+    /// A hop under `guard`, with no menu outstanding.
+    PostureGuardNoMenu,
+}
+
+impl Refusal {
+    /// Every refusal, in the order the record documents them.
+    pub const ALL: [Refusal; 5] = [
+        Refusal::SelfCall,
+        Refusal::Unreachable,
+        Refusal::PostureRails,
+        Refusal::PostureGuardOffMenu,
+        Refusal::PostureGuardNoMenu,
+    ];
+
+    /// The refusal's stable code, as the record spells it.
+    pub fn code(self) -> &'static str {
+        match self {
+            Refusal::SelfCall => "self-call",
+            Refusal::Unreachable => "unreachable",
+            Refusal::PostureRails => "posture-rails",
+            Refusal::PostureGuardOffMenu => "posture-guard-off-menu",
+            Refusal::PostureGuardNoMenu => "posture-guard-no-menu",
+        }
+    }
+}
+
+/// Why the call gate refused a call of a host tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum CallRefusal {
+    /// No active skill carries the tool, and the policy is `strict`.
+    NotOffered,
+}
+
+impl CallRefusal {
+    /// Every call refusal.
+    pub const ALL: [CallRefusal; 1] = [CallRefusal::NotOffered];
+
+    /// The refusal's stable code, as the record spells it.
+    pub fn code(self) -> &'static str {
+        match self {
+            CallRefusal::NotOffered => "not-offered",
+        }
+    }
+}
 
 /// The record format's version, written as `"v"` on every line.
 pub const RECORD_VERSION: u64 = 1;
@@ -33,6 +156,8 @@ pub enum Event {
     Offer(OfferEvent),
     /// The model read a skill; the gate judged it.
     Read(ReadEvent),
+    /// The call gate refused a call of a host tool.
+    Call(CallEvent),
     /// A host tool's result was observed.
     Result(ResultEvent),
     /// An iteration ended and the cursor moved (or stayed).
@@ -47,19 +172,21 @@ impl Event {
             Event::Turn(e) => e.iteration,
             Event::Offer(e) => e.iteration,
             Event::Read(e) => e.iteration,
+            Event::Call(e) => e.iteration,
             Event::Result(e) => e.iteration,
             Event::Move(e) => e.iteration,
         }
     }
 
     /// The kind, as the record spells it: `start`, `turn`, `offer`, `read`,
-    /// `result` or `move`.
+    /// `call`, `result` or `move`.
     pub fn kind(&self) -> &'static str {
         match self {
             Event::Start(_) => "start",
             Event::Turn(_) => "turn",
             Event::Offer(_) => "offer",
             Event::Read(_) => "read",
+            Event::Call(_) => "call",
             Event::Result(_) => "result",
             Event::Move(_) => "move",
         }
@@ -104,6 +231,10 @@ pub struct StartEvent {
     /// The ids hidden from this session (needed to replay it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hidden: Vec<String>,
+    /// The session's call policy (absent in records written before it was
+    /// recorded, which read as `scoped`).
+    #[serde(default)]
+    pub tools: CallPolicy,
     /// The declared map, so that the record alone can be explained and drawn.
     pub map: Arc<DeclaredMap>,
 }
@@ -131,6 +262,7 @@ impl DeclaredMap {
                     id: skill.id.clone(),
                     description: skill.description.clone(),
                     tools: skill.tools.iter().map(|tool| tool.name.clone()).collect(),
+                    trigger: skill.trigger,
                 })
                 .collect(),
             entries: map.entries.clone(),
@@ -150,6 +282,15 @@ pub struct DeclaredSkill {
     /// The names of the host tools it carries.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<String>,
+    /// How it activates, when not by a read (`llm-activated`, the default,
+    /// is not written): a replay from the record alone needs it, since only
+    /// skills activated by a read are offered.
+    #[serde(default, skip_serializing_if = "is_default_trigger")]
+    pub trigger: Trigger,
+}
+
+fn is_default_trigger(trigger: &Trigger) -> bool {
+    *trigger == Trigger::default()
 }
 
 /// `turn`: a user message began a turn.
@@ -170,7 +311,7 @@ pub struct OfferEvent {
     /// The iteration.
     pub iteration: u64,
     /// The offer view (SPEC §6.2) the description was rendered from.
-    pub view: Value,
+    pub view: OwnedOfferView,
 }
 
 /// `read`: a `read_skill` call and the gate's verdict.
@@ -192,6 +333,19 @@ pub struct ReadEvent {
     pub allowed: Option<Vec<String>>,
 }
 
+/// `call`: a call of a host tool that the call gate refused (SPEC §9.3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallEvent {
+    /// The iteration.
+    pub iteration: u64,
+    /// The tool the model called.
+    pub tool_name: String,
+    /// Why it was refused.
+    pub refusal: CallRefusal,
+    /// The skills the answer named: the visible skills that carry the tool.
+    pub allowed: Vec<String>,
+}
+
 /// `result`: a host tool's result, observed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResultEvent {
@@ -206,9 +360,10 @@ pub struct ResultEvent {
     pub bytes: usize,
     /// The result's first 4 KiB (cut on a character boundary).
     pub result: String,
-    /// Whether the tool was among the visible tools (§8.3) when its result
-    /// came: `false` marks a call to a tool the active skills do not carry,
-    /// which a host may dispatch anyway. Written only when `false`.
+    /// Whether the tool was offered when its result came: among the visible
+    /// tools (§8.3), or any tool under the `all` call policy. `false` marks
+    /// a call to a tool the active skills do not carry, which a host under
+    /// the `scoped` policy dispatches anyway. Written only when `false`.
     #[serde(default = "offered", skip_serializing_if = "is_offered")]
     pub offered: bool,
 }
@@ -225,6 +380,7 @@ fn is_offered(offered: &bool) -> bool {
 /// What moved the cursor at the end of an iteration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum MoveBy {
     /// A deterministic route fired on a result.
     Route,
@@ -232,6 +388,17 @@ pub enum MoveBy {
     Model,
     /// Nothing: the cursor stays.
     Stay,
+}
+
+impl MoveBy {
+    /// `route`, `model` or `stay`, as the record spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MoveBy::Route => "route",
+            MoveBy::Model => "model",
+            MoveBy::Stay => "stay",
+        }
+    }
 }
 
 /// `move`: where the end of an iteration put the cursor, and why.
@@ -245,6 +412,10 @@ pub struct MoveEvent {
     pub to: Option<String>,
     /// What moved it.
     pub by: MoveBy,
+    /// With `by: route`: the winning route's index among the map's routes
+    /// (two routes may join the same two skills).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub route: Option<usize>,
     /// The winning route's guard evaluation, when it has a guard.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub guard: Option<GuardRecord>,
@@ -266,6 +437,10 @@ pub struct MoveEvent {
 /// One guard's evaluation on a route, for one result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GuardRecord {
+    /// The route's index among the map's routes (absent in records written
+    /// before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub route: Option<usize>,
     /// The route's source.
     pub from: String,
     /// The route's target.
@@ -282,6 +457,7 @@ impl GuardRecord {
     /// The owned record of an evaluation.
     pub fn of(evaluation: &GuardEvaluation<'_>) -> Self {
         GuardRecord {
+            route: Some(evaluation.route),
             from: evaluation.from.to_owned(),
             to: evaluation.to.to_owned(),
             tool_name: evaluation.tool_name.to_owned(),
@@ -291,9 +467,8 @@ impl GuardRecord {
                 .iter()
                 .map(|evidence| ConditionRecord {
                     key: evidence.condition.key.to_string(),
-                    op: evidence.condition.op.as_str().to_owned(),
-                    // Guard values are JSON scalars and lists: always serializable.
-                    value: serde_json::to_value(&evidence.condition.value).unwrap_or_default(),
+                    op: evidence.condition.op,
+                    value: evidence.condition.value.clone(),
                     actual_summary: evidence.actual_summary.to_string(),
                     passed: evidence.passed,
                 })
@@ -309,9 +484,9 @@ pub struct ConditionRecord {
     /// The key read.
     pub key: String,
     /// The operator (`eq`, `in`, …).
-    pub op: String,
+    pub op: Operator,
     /// What the operator compares with.
-    pub value: Value,
+    pub value: ConditionValue,
     /// What the key read, bounded (SPEC §4.3).
     pub actual_summary: String,
     /// Whether the condition passed.

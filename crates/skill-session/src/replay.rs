@@ -1,5 +1,5 @@
-//! Replay: feeding a record's inputs — its turns, offers, reads, results and
-//! ends of iteration — into a fresh session on the same graph. A session is
+//! Replay: feeding a record's inputs — its turns, offers, reads, refused
+//! calls, results and ends of iteration — into a fresh session on the same graph. A session is
 //! deterministic, so the replayed record equals the original; that is the
 //! law `explain` stands on.
 
@@ -9,7 +9,7 @@ use skill_core::ToolResult;
 
 use crate::graph::Graph;
 use crate::record::Event;
-use crate::session::{ReadError, Session};
+use crate::session::{ReadError, Session, SessionConfig};
 
 /// A record that cannot be replayed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -55,7 +55,7 @@ impl ReplayError {
 }
 
 /// Feed `events`' inputs into a fresh session on `graph` (with the recorded
-/// posture and hidden ids) and return the record it writes.
+/// posture, hidden ids and call policy) and return the record it writes.
 ///
 /// The result equals `events` when the record was written on this graph and
 /// no result was longer than the 4 KiB the record keeps of it (a longer one
@@ -72,7 +72,14 @@ pub fn replay(graph: &Arc<Graph>, events: &[Event]) -> Result<Vec<Event>, Replay
             found: events.first().map_or("none", Event::kind).to_owned(),
         });
     };
-    let mut session = Session::new(Arc::clone(graph), start.posture, start.hidden.clone());
+    let mut session = Session::with_config(
+        Arc::clone(graph),
+        SessionConfig {
+            posture: start.posture,
+            hidden: start.hidden.clone(),
+            tools: start.tools,
+        },
+    );
     for (index, event) in events.iter().enumerate().skip(1) {
         match event {
             Event::Start(_) => return Err(ReplayError::SecondStart { index }),
@@ -84,6 +91,9 @@ pub fn replay(graph: &Arc<Graph>, events: &[Event]) -> Result<Vec<Event>, Replay
                 session
                     .read_skill(&read.id)
                     .map_err(|error| ReplayError::Read { index, error })?;
+            }
+            Event::Call(call) => {
+                session.call_tool(&call.tool_name);
             }
             Event::Result(result) => session.observe(ToolResult {
                 tool_name: result.tool_name.clone(),

@@ -4,16 +4,16 @@
 
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
-use skill_core::{Menu, ReadSkillOffer, SurfaceMode, TargetClass, ToolResult, nearest};
+use skill_core::{Menu, ReadSkillOffer, SurfaceMode, TargetClass, ToolResult, nearest, suggestion};
 use skill_guard::{Iteration, MoveKind};
-use skill_tools::{ToolDescriptor, offer_view, read_skill};
+use skill_tools::{OwnedOfferView, ToolDescriptor, offer_view, read_skill};
 
+use crate::call_gate::{CallVerdict, judge_call};
 use crate::gate::Gate;
 use crate::graph::Graph;
 use crate::record::{
-    ConflictRecord, Event, GuardRecord, MoveBy, MoveEvent, OfferEvent, ReadEvent, ResultEvent,
-    StartEvent, TurnEvent, head,
+    CallEvent, CallPolicy, ConflictRecord, Event, GuardRecord, MoveBy, MoveEvent, OfferEvent,
+    Posture, ReadEvent, ResultEvent, StartEvent, TurnEvent, head,
 };
 
 /// A skill's body as the model is shown it outside a tool answer: inside
@@ -28,30 +28,16 @@ pub fn skill_content(id: &str, body: &str) -> String {
     format!("<skill_content name=\"{id}\">{body}</skill_content>")
 }
 
-/// How a session judges reads of hops (never of open skills), fixed per
-/// session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Posture {
-    /// A read of any hop is accepted (the default).
-    #[default]
-    Assist,
-    /// A read of a hop is accepted only while the turn's menu is outstanding
-    /// and names it.
-    Guard,
-    /// Every read of a hop is refused: only routes move the cursor.
-    Rails,
-}
-
-impl Posture {
-    /// `assist`, `guard` or `rails`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Posture::Assist => "assist",
-            Posture::Guard => "guard",
-            Posture::Rails => "rails",
-        }
-    }
+/// How a session is set up: fixed for its whole life, and written in its
+/// record's `start` event.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SessionConfig {
+    /// How reads of hops are judged.
+    pub posture: Posture,
+    /// The ids hidden from the model (the host's role filter).
+    pub hidden: Vec<String>,
+    /// Which calls of host tools are accepted (SPEC §9.3).
+    pub tools: CallPolicy,
 }
 
 /// A read the session cannot judge: the host passed an id outside the
@@ -60,20 +46,13 @@ impl Posture {
 #[non_exhaustive]
 pub enum ReadError {
     /// The id is not a skill of the map.
-    #[error("read_skill was called with id \"{id}\", which is not a skill of this map; {}", fix(.nearest.as_deref()))]
+    #[error("read_skill was called with id \"{id}\", which is not a skill of this map{}; pass one of the ids in read_skill's schema", suggestion(.nearest.as_deref()))]
     UnknownSkill {
         /// The id as given.
         id: String,
         /// The nearest id the session may name, when one is close.
         nearest: Option<String>,
     },
-}
-
-fn fix(nearest: Option<&str>) -> String {
-    match nearest {
-        Some(id) => format!("did you mean \"{id}\"?"),
-        None => "pass one of the ids in read_skill's schema".to_owned(),
-    }
 }
 
 impl ReadError {
@@ -83,6 +62,23 @@ impl ReadError {
             ReadError::UnknownSkill { .. } => "unknown-skill",
         }
     }
+}
+
+/// What one call of a host tool gets from the call gate.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum CallAnswer {
+    /// The call may go ahead: forward it, then [`Session::observe`] its
+    /// result.
+    Admitted,
+    /// The call is refused and recorded (a `call` event): answer the model
+    /// with `text`, a teaching refusal, as a tool error.
+    Refused {
+        /// The teaching refusal.
+        text: String,
+        /// The refusal as the record holds it.
+        call: CallEvent,
+    },
 }
 
 /// What one `read_skill` call answers, and the verdict as recorded.
@@ -130,6 +126,7 @@ pub struct Session {
     graph: Arc<Graph>,
     posture: Posture,
     hidden: Vec<String>,
+    policy: CallPolicy,
     cursor: Option<String>,
     iteration: u64,
     message: String,
@@ -145,21 +142,41 @@ pub struct Session {
 
 impl Session {
     /// A session on `graph` with `posture`, hiding `hidden_ids` from the
-    /// model (the host's role filter). The cursor starts on the map's first
-    /// entry (none without one); the record opens with `start`.
+    /// model (the host's role filter), under the `scoped` call policy. The
+    /// cursor starts on the map's first entry (none without one); the record
+    /// opens with `start`.
     pub fn new(graph: Arc<Graph>, posture: Posture, hidden_ids: Vec<String>) -> Self {
+        Session::with_config(
+            graph,
+            SessionConfig {
+                posture,
+                hidden: hidden_ids,
+                tools: CallPolicy::Scoped,
+            },
+        )
+    }
+
+    /// A session on `graph` set up by `config`.
+    pub fn with_config(graph: Arc<Graph>, config: SessionConfig) -> Self {
+        let SessionConfig {
+            posture,
+            hidden,
+            tools,
+        } = config;
         let cursor = graph.map().entries.first().cloned();
         let start = Event::Start(StartEvent {
             iteration: 1,
             cursor: cursor.clone(),
             posture,
-            hidden: hidden_ids.clone(),
+            hidden: hidden.clone(),
+            tools,
             map: Arc::clone(graph.declared()),
         });
         Session {
             graph,
             posture,
-            hidden: hidden_ids,
+            hidden,
+            policy: tools,
             cursor,
             iteration: 1,
             message: String::new(),
@@ -180,6 +197,11 @@ impl Session {
     /// The posture.
     pub fn posture(&self) -> Posture {
         self.posture
+    }
+
+    /// The call policy.
+    pub fn call_policy(&self) -> CallPolicy {
+        self.policy
     }
 
     /// The ids hidden from this session.
@@ -247,8 +269,7 @@ impl Session {
             let view = offer_view(skills, Some(&offer));
             self.events.push(Event::Offer(OfferEvent {
                 iteration: self.iteration,
-                // The view holds strings, booleans and numbers: always serializable.
-                view: serde_json::to_value(&view).unwrap_or_default(),
+                view: OwnedOfferView::from(&view),
             }));
             tools.push(read);
         }
@@ -296,6 +317,24 @@ impl Session {
             .any(|skill| skill.tool(tool).is_some())
     }
 
+    /// Whether a call of `tool` counts as offered: under the `all` policy
+    /// every tool does, else it must be among the [visible
+    /// tools](Self::visible_tools). A host that lists tools lists these.
+    pub fn offers_call(&self, tool: &str) -> bool {
+        self.policy == CallPolicy::All || self.offers_tool(tool)
+    }
+
+    /// `id`'s body as the model is shown it outside the system prompt: the
+    /// last skill with the id (the one a read answers with, SPEC §6.1) in
+    /// its `<skill_content>` block, whatever its surface mode; `None` when
+    /// its body is empty or the id is not a skill.
+    pub fn body_block(&self, id: &str) -> Option<String> {
+        self.graph
+            .answering_skill(id)
+            .filter(|skill| !skill.body.is_empty())
+            .map(|skill| skill_content(&skill.id, &skill.body))
+    }
+
     /// The bodies of the active skills whose declared surface mode is not
     /// `tool-only`, each in `<skill_content name="ID">…</skill_content>`,
     /// separated by a blank line. Skills with no body, and skills hidden from
@@ -324,14 +363,7 @@ impl Session {
         if !self.graph.has_skill(id) {
             return Err(self.unknown(id));
         }
-        let verdict = Gate {
-            graph: &self.graph,
-            cursor: self.cursor.as_deref(),
-            hidden: &self.hidden,
-            posture: self.posture,
-            menu: self.outstanding_menu(),
-        }
-        .judge(id);
+        let verdict = self.gate().judge(id);
         let accepted = verdict.refusal.is_none();
         if accepted {
             if verdict.class == TargetClass::Hop {
@@ -370,20 +402,49 @@ impl Session {
         }
     }
 
-    /// Observe one host tool's result, in call order. Its `status` is only
-    /// what the result declares; none is inferred. A result of a tool that
-    /// is not among the [visible tools](Self::visible_tools) is recorded
-    /// with `offered: false`.
-    pub fn observe(&mut self, result: ToolResult) {
-        let offered = self.offers_tool(&result.tool_name);
-        self.observe_offered(result, offered);
+    fn gate(&self) -> Gate<'_> {
+        Gate {
+            graph: &self.graph,
+            cursor: self.cursor.as_deref(),
+            hidden: &self.hidden,
+            posture: self.posture,
+            menu: self.outstanding_menu(),
+        }
     }
 
-    /// [`observe`](Self::observe), for a host that decided itself whether
-    /// the tool was offered (one that offers more than the visible tools, or
-    /// that judged it when the call was made): `offered` is recorded as
-    /// given.
-    pub fn observe_offered(&mut self, result: ToolResult, offered: bool) {
+    /// Judge a call of the host tool `tool` under the session's call policy
+    /// (SPEC §9.3), before the host makes it. Under `strict`, a call of a
+    /// tool no active skill carries is refused: the answer teaches which
+    /// visible skills carry it and whether a read can take them from here,
+    /// and the refusal is recorded as a `call` event. Otherwise the call is
+    /// admitted and nothing is recorded until its result is
+    /// [observed](Self::observe).
+    pub fn call_tool(&mut self, tool: &str) -> CallAnswer {
+        match judge_call(&self.gate(), self.policy, tool, self.offers_tool(tool)) {
+            CallVerdict::Admitted => CallAnswer::Admitted,
+            CallVerdict::Refused {
+                refusal,
+                named,
+                text,
+            } => {
+                let call = CallEvent {
+                    iteration: self.iteration,
+                    tool_name: tool.to_owned(),
+                    refusal,
+                    allowed: named,
+                };
+                self.events.push(Event::Call(call.clone()));
+                CallAnswer::Refused { text, call }
+            }
+        }
+    }
+
+    /// Observe one host tool's result, in call order. Its `status` is only
+    /// what the result declares; none is inferred. A result of a tool that
+    /// is not [offered](Self::offers_call) is recorded with `offered:
+    /// false`.
+    pub fn observe(&mut self, result: ToolResult) {
+        let offered = self.offers_call(&result.tool_name);
         self.events.push(Event::Result(ResultEvent {
             iteration: self.iteration,
             tool_name: result.tool_name.clone(),
@@ -443,6 +504,7 @@ impl Session {
             from: from.map(str::to_owned),
             to: to.map(str::to_owned),
             by,
+            route: route.and_then(|m| m.route),
             guard: route.and_then(|m| m.guard.as_ref()).map(GuardRecord::of),
             guards_closed: routed
                 .as_ref()
@@ -480,7 +542,7 @@ mod tests {
     use skill_core::{MenuCandidate, SkillMap};
 
     use super::*;
-    use crate::gate::Refusal;
+    use crate::record::Refusal;
 
     fn graph() -> Arc<Graph> {
         let map: SkillMap = serde_json::from_value(json!({
@@ -769,7 +831,7 @@ mod tests {
         assert_eq!(error.code(), "unknown-skill");
         assert_eq!(
             error.to_string(),
-            "read_skill was called with id \"biling\", which is not a skill of this map; did you mean \"billing\"?"
+            "read_skill was called with id \"biling\", which is not a skill of this map (did you mean \"billing\"?); pass one of the ids in read_skill's schema"
         );
         let hidden = session.read_skill("secrets").unwrap_err();
         assert!(!hidden.to_string().contains("\"secret\""), "{hidden}");
@@ -786,7 +848,7 @@ mod tests {
         let Some(Event::Offer(offer)) = session.events().last() else {
             panic!("an offer event");
         };
-        assert_eq!(offer.view["cursor"], "triage");
-        assert_eq!(offer.view["mode"], "graph");
+        assert_eq!(offer.view.cursor.as_deref(), Some("triage"));
+        assert_eq!(offer.view.mode, skill_tools::OfferMode::Graph);
     }
 }

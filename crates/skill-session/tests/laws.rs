@@ -195,16 +195,19 @@ impl Run {
                 prop_assert_eq!(&moved.to, &pick, "a model move takes the pending pick");
             }
             MoveBy::Route => {
-                let declared = map.routes.iter().any(|r| {
+                let route = moved.route.and_then(|index| map.routes.get(index));
+                let declared = route.is_some_and(|r| {
                     Some(&r.from) == before.as_ref()
                         && Some(&r.to) == moved.to.as_ref()
                         && r.is_deterministic()
                 });
                 prop_assert!(
                     declared,
-                    "a route move follows a declared deterministic route"
+                    "a route move names the declared deterministic route it followed: {:?}",
+                    moved.route
                 );
             }
+            other => prop_assert!(false, "a move this law does not know: {other:?}"),
         }
         Ok(())
     }

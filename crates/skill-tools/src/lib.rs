@@ -45,7 +45,9 @@ pub use descriptor::{Execute, InputError, ToolDescriptor};
 pub use host_format::HostFormat;
 pub use lens::NO_DESCRIPTION;
 pub use list_skills::{LIST_SKILLS, ListSkillsCall, list_skills};
-pub use offer_view::{MenuRow, OfferMode, OfferView, Row, offer_view};
+pub use offer_view::{
+    MenuRow, OfferMode, OfferView, OwnedMenuRow, OwnedOfferView, OwnedRow, Row, offer_view,
+};
 pub use read_skill::{
     READ_SKILL, ReadSkillAnswer, ReadSkillCall, activation_confirmation, read_skill,
 };

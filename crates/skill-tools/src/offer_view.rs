@@ -2,14 +2,14 @@
 //! as data, before any sentence is written. The conformance vectors pin this
 //! shape; [`OfferView::render`](crate::OfferView::render) turns it into text.
 
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 use skill_core::{
     IdHashMap, IdHashSet, IdSet, MenuCandidate, ReadSkillOffer, Skill, TargetClass,
     classify_target, exact_integer,
 };
 
 /// Which description the offer calls for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum OfferMode {
     /// No graph (or no offer at all), something visible: the plain catalog.
@@ -97,6 +97,101 @@ impl<'a> OfferView<'a> {
             reachable: Vec::new(),
             nothing_reachable: false,
             refusable: Vec::new(),
+        }
+    }
+}
+
+/// An [`OfferView`] that owns its ids: what a record keeps of the offer the
+/// model was shown, read back as the same type it was written from. It has
+/// the view's JSON shape exactly (descriptions are not part of it).
+///
+/// ```
+/// use skill_core::{ReadSkillOffer, Skill};
+/// use skill_tools::{offer_view, OwnedOfferView};
+///
+/// let skills = vec![Skill::new("triage"), Skill::new("refunds")];
+/// let offer = ReadSkillOffer { grantable: Some(vec!["refunds".into()]), cursor_id: Some("triage".into()), ..ReadSkillOffer::default() };
+/// let owned = OwnedOfferView::from(&offer_view(&skills, Some(&offer)));
+/// let json = serde_json::to_string(&owned)?;
+/// assert_eq!(json, serde_json::to_string(&offer_view(&skills, Some(&offer)))?);
+/// assert_eq!(serde_json::from_str::<OwnedOfferView>(&json)?, owned);
+/// assert_eq!(owned.reachable[0].id, "refunds");
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OwnedOfferView {
+    /// The cursor, named on every call that has one (unless hidden).
+    pub cursor: Option<String>,
+    /// Whether staying where the cursor is counts as an answer.
+    pub stay: bool,
+    /// The surviving menu rows; `None` without a menu or with none left.
+    pub menu: Option<Vec<OwnedMenuRow>>,
+    /// Whether a menu is shown and answering without a pick is allowed.
+    pub menu_allows_no_pick: bool,
+    /// Which description this is.
+    pub mode: OfferMode,
+    /// `Catalog` mode: the visible skills, in catalog order.
+    pub catalog: Vec<OwnedRow>,
+    /// `Tree` mode: the visible skills the tree leaves to the model.
+    pub tree_open: Vec<OwnedRow>,
+    /// `Graph` mode: the visible hops from the cursor.
+    pub reachable: Vec<OwnedRow>,
+    /// `Graph` mode: nothing at all is wired out of here (not merely hidden).
+    pub nothing_reachable: bool,
+    /// `Graph` mode: visible skills a move to is not granted from here.
+    pub refusable: Vec<OwnedRow>,
+}
+
+/// A [`Row`] that owns its id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OwnedRow {
+    /// The skill's id.
+    pub id: String,
+    /// Whether this row printed the description.
+    pub described: bool,
+}
+
+/// A [`MenuRow`] that owns its id.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OwnedMenuRow {
+    /// The skill's id.
+    pub id: String,
+    /// Whether this row printed the description.
+    pub described: bool,
+    /// JavaScript `Math.round(relevance × 100)`, when a relevance was given.
+    #[serde(serialize_with = "integral")]
+    pub relevance_pct: Option<f64>,
+}
+
+impl From<&OfferView<'_>> for OwnedOfferView {
+    fn from(view: &OfferView<'_>) -> Self {
+        let rows = |rows: &[Row<'_>]| {
+            rows.iter()
+                .map(|row| OwnedRow {
+                    id: row.id.to_owned(),
+                    described: row.described,
+                })
+                .collect()
+        };
+        OwnedOfferView {
+            cursor: view.cursor.map(str::to_owned),
+            stay: view.stay,
+            menu: view.menu.as_ref().map(|menu| {
+                menu.iter()
+                    .map(|row| OwnedMenuRow {
+                        id: row.id.to_owned(),
+                        described: row.described,
+                        relevance_pct: row.relevance_pct,
+                    })
+                    .collect()
+            }),
+            menu_allows_no_pick: view.menu_allows_no_pick,
+            mode: view.mode,
+            catalog: rows(&view.catalog),
+            tree_open: rows(&view.tree_open),
+            reachable: rows(&view.reachable),
+            nothing_reachable: view.nothing_reachable,
+            refusable: rows(&view.refusable),
         }
     }
 }

@@ -6,13 +6,14 @@
 //! record goes wherever the host keeps logs; here, standard output. A fake
 //! model stands in for the real one.
 //!
-//! Run it with `cargo run -p skillgraph --example embed`.
+//! Run it with `cargo run -p skillgraph --example embed`; `cargo test`
+//! runs its test, which replays the record it writes.
 
 use std::path::Path;
 use std::sync::Arc;
 
-use skillgraph::explain::explain;
 use skillgraph::skill_core::ToolResult;
+use skillgraph::skill_explain::explain;
 use skillgraph::skill_session::{Graph, Posture, Session, read_record};
 use skillgraph::skill_tools::HostFormat;
 
@@ -45,17 +46,28 @@ fn run_tool(name: &str, canned: &str) -> ToolResult {
     }
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+type Error = Box<dyn std::error::Error>;
+
+/// Once per map: every route guard compiled, shared by every conversation.
+fn graph() -> Result<Arc<Graph>, Error> {
     let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/support-desk");
     let loaded = skillgraph::load(&folder)?;
     if !loaded.checkup().ok() {
         return Err("the map has errors: run `skillgraph check` on it".into());
     }
-    // Once per map: every route guard compiled, shared by every conversation.
-    let graph = Arc::new(Graph::new(loaded.map)?);
+    Ok(Arc::new(Graph::new(loaded.map)?))
+}
 
-    // Once per conversation.
-    let mut session = Session::new(Arc::clone(&graph), Posture::Assist, Vec::new());
+fn main() -> Result<(), Error> {
+    let record = conversation(&graph()?)?;
+    // Later, from the record alone: why the cursor is where it is.
+    print!("{}", explain(&read_record(&record)?, None)?.to_text());
+    Ok(())
+}
+
+/// One conversation, narrated on standard output; its record.
+fn conversation(graph: &Arc<Graph>) -> Result<String, Error> {
+    let mut session = Session::new(Arc::clone(graph), Posture::Assist, Vec::new());
     let mut record = String::new();
     session.begin_turn("Please refund order 4412", None);
     for _ in 0..2 {
@@ -91,7 +103,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             record.push('\n');
         }
     }
-    // Later, from the record alone: why the cursor is where it is.
-    print!("{}", explain(&read_record(&record)?, None)?.to_text());
+    Ok(record)
+}
+
+#[test]
+fn the_record_replays_to_itself() -> Result<(), Error> {
+    let graph = graph()?;
+    let record = read_record(&conversation(&graph)?)?;
+    let replayed = skillgraph::skill_session::replay(&graph, &record.events)?;
+    assert_eq!(replayed, record.events);
     Ok(())
 }

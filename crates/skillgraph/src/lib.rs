@@ -1,17 +1,19 @@
 //! An explainable skill graph for LLM-agent hosts, in one dependency.
 //!
-//! `skillgraph` gathers the layers — [`skill_core`] (the data model and the
-//! map), [`skill_guard`] (guards and route resolution), [`skill_checkup`]
-//! (the check-up), [`skill_tools`] (tool descriptors) and [`skill_session`]
-//! (one conversation on one map: the read gate, moves and the record) — and
-//! adds what needs a file system: [`load`]ing a map from a `skillmap.json` file or from
-//! a folder of Agent Skills (`skills/<name>/SKILL.md`), and the `skillgraph`
-//! command-line tool built on it. It also draws a map as a [`mermaid`] chart,
-//! and [`explain`]s a session's record: where the cursor ended and why.
+//! `skillgraph` owns two things: the facade, which re-exports every pure
+//! layer — [`skill_core`] (the data model and the map), [`skill_guard`]
+//! (guards and route resolution), [`skill_checkup`] (the check-up),
+//! [`skill_tools`] (tool descriptors), [`skill_session`] (one conversation
+//! on one map: the read gate, the call gate, moves and the record),
+//! [`skill_md`] (the Agent Skills reader) and [`skill_explain`] (a record
+//! explained, a map drawn) — and the loader: [`load`]ing a map from a
+//! `skillmap.json` file or from a folder of Agent Skills
+//! (`skills/<name>/SKILL.md`), and [`RecordWriter`], the record file.
 //!
-//! The command-line tool sits behind the `cli` feature, on by default. A host
-//! that only embeds the library depends on `skillgraph` with
-//! `default-features = false` and builds no argument parser and no CLI code.
+//! It must never parse arguments, choose exit codes, speak MCP or print:
+//! the binary (`skillgraph-cli`) and the MCP server library
+//! (`skillgraph-mcp`) sit on top of it. It is the only library crate that
+//! touches the file system.
 //!
 //! The key design decision: loading never stops at the first broken
 //! `SKILL.md`. A file that breaks the Agent Skills rules becomes a check-up
@@ -38,15 +40,15 @@
 //! # Ok::<(), serde_json::Error>(())
 //! ```
 
-pub mod agent_skills;
-mod draw;
-pub mod explain;
 mod load;
+mod record_file;
 
-pub use draw::mermaid;
 pub use load::{LoadError, Loaded, MAP_FILE, McpServer, McpTransport, load};
+pub use record_file::{RecordFileError, RecordWriter};
 pub use skill_checkup;
 pub use skill_core;
+pub use skill_explain;
 pub use skill_guard;
+pub use skill_md;
 pub use skill_session;
 pub use skill_tools;

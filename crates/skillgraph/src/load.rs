@@ -11,7 +11,7 @@ use serde::Deserialize;
 use skill_checkup::{Checkup, Problem, ProblemCode, check_map};
 use skill_core::{Flavor, Route, Skill, SkillMap, Step, SurfaceMode, ToolDecl, Trigger};
 
-use crate::agent_skills::{FileFault, SkillFile, read_skill_md};
+use skill_md::{FileFault, SkillFile, read_skill_md};
 
 mod json;
 
@@ -135,7 +135,7 @@ pub enum LoadError {
         message: String,
     },
     /// A key our files do not define.
-    #[error("{}:{line}:{column}: unknown key `{key}`{}; the keys here are: {}", path.display(), nearest.as_ref().map(|n| format!(" (did you mean `{n}`?)")).unwrap_or_default(), known.join(", "))]
+    #[error("{}:{line}:{column}: unknown key `{key}`{}; the keys here are: {}", path.display(), skill_core::suggestion(nearest.as_deref()), known.join(", "))]
     UnknownKey {
         /// The file.
         path: PathBuf,
@@ -376,7 +376,7 @@ fn not_portable(name: &str, place: &str, keys: &[&str]) -> Problem {
         .join(" and ");
     let message = format!(
         "{place}: it uses {keys}, keys of the reference's runbooks that other Agent Skills clients refuse (their validator allows only {}); to keep the file portable, move them to skillmap.json (`skills.{name}.tools`, and `routes` with `from: \"{name}\"`)",
-        crate::agent_skills::FIELDS.join(", ")
+        skill_md::FIELDS.join(", ")
     );
     Problem::new(ProblemCode::SkillFileNotPortable, message).about_skill(name)
 }
@@ -494,11 +494,14 @@ mod tests {
         .unwrap_err();
         assert!(err.to_string().starts_with("m.json:2:"), "{err}");
         assert!(
-            err.to_string().contains("did you mean `surface_mode`?"),
+            err.to_string().contains("(did you mean \"surface_mode\"?)"),
             "{err}"
         );
         let err = parse_json::<SkillMap>(Path::new("m.json"), r#"{"entrys": []}"#).unwrap_err();
-        assert!(err.to_string().contains("did you mean `entries`?"), "{err}");
+        assert!(
+            err.to_string().contains("(did you mean \"entries\"?)"),
+            "{err}"
+        );
     }
 
     #[test]

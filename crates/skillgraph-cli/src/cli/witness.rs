@@ -7,8 +7,10 @@ use std::fmt::Write as _;
 use std::process::ExitCode;
 
 use serde::Serialize;
-use skill_core::GuardViewInput;
-use skill_guard::{Condition, Examination, NearMiss, Redundancy, Setting, Witness, examine};
+use skillgraph::skill_core::GuardViewInput;
+use skillgraph::skill_guard::{
+    Condition, Examination, NearMiss, Redundancy, Setting, Witness, examine,
+};
 
 use super::{Failure, Format, compile_guard, guard_json, to_json};
 

@@ -143,7 +143,7 @@ fn ids_and_descriptions_in_any_unicode_work_everywhere() {
     let text = offer_view(&map.skills, Some(&offer)).render();
     assert!(!text.contains("返金"), "a hidden id is named:\n{text}");
     assert!(text.contains("🚚-shipping"));
-    let chart = skillgraph::mermaid(&map);
+    let chart = skillgraph::skill_explain::mermaid(&map);
     assert!(
         chart.contains("ligne brisée") && chart.contains("quote#quot;d#124;pipe"),
         "{chart}"
@@ -157,7 +157,6 @@ fn ids_and_descriptions_in_any_unicode_work_everywhere() {
 }
 
 #[test]
-#[cfg(feature = "cli")]
 fn a_map_nested_too_deeply_is_a_clear_error() {
     let dir = std::env::temp_dir().join(format!("skillgraph-limits-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

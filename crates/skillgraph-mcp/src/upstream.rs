@@ -16,7 +16,7 @@ use rmcp::transport::TokioChildProcess;
 use rmcp::{ErrorData, ServiceExt};
 use skillgraph::McpServer;
 
-use super::warn_raw;
+use crate::warn_raw;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{ChildStderr, Command};
 
@@ -25,7 +25,7 @@ const STDERR_TAIL: usize = 2048;
 
 /// A server that could not be started, or whose tools could not be listed.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum StartError {
+pub enum StartError {
     /// The program could not be run at all.
     #[error(
         "upstream server \"{server}\": `{command}` could not be started: {source}; check `mcpServers.{server}.command` in skillmap.json (it runs in the map's folder)"

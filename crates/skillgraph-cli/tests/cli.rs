@@ -194,7 +194,7 @@ fn an_unknown_key_names_the_nearest_known_one() {
     assert_fails(
         &output,
         2,
-        "unknown key `surfaceMode` (did you mean `surface_mode`?)",
+        "unknown key `surfaceMode` (did you mean \"surface_mode\"?)",
     );
 }
 
@@ -311,7 +311,7 @@ fn route_names_a_bad_results_line_and_an_unknown_cursor() {
         "--results",
         &results,
     ]);
-    assert_fails(&output, 2, "did you mean `triage`?");
+    assert_fails(&output, 2, "(did you mean \"triage\"?)");
 }
 
 #[test]

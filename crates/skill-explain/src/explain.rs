@@ -1,40 +1,16 @@
-//! Explaining a run from its record alone (SPEC §8.5): where the cursor
-//! ended (or stood at the end of an iteration), the causal chain of moves
-//! that put it there, each with its cause, the reads the gate refused, and
-//! the skills active at that point with their tools. Pure: it takes a
-//! [`Record`] read by [`skill_session::read_record`], never a file.
-//!
-//! ```
-//! use std::sync::Arc;
-//! use skillgraph::explain::explain;
-//! use skillgraph::skill_core::{SkillMap, ToolResult};
-//! use skillgraph::skill_session::{Graph, Posture, Session, read_record};
-//!
-//! let map: SkillMap = serde_json::from_str(r#"{
-//!     "skills": [{ "id": "triage" }, { "id": "refunds", "tools": [{ "name": "issue_refund" }] }],
-//!     "entries": ["triage"],
-//!     "routes": [{ "from": "triage", "to": "refunds", "guard": { "amount": { "gte": 100 } } }]
-//! }"#)?;
-//! let mut session = Session::new(Arc::new(Graph::new(map)?), Posture::Assist, Vec::new());
-//! session.begin_turn("refund order 4412", None);
-//! session.observe(ToolResult { tool_name: "lookup_order".into(), result: r#"{"amount":240}"#.into(), status: None });
-//! session.end_iteration();
-//! let text: String = session.events().iter().map(|e| e.to_line() + "\n").collect();
-//!
-//! let explanation = explain(&read_record(&text)?, None)?;
-//! assert_eq!(explanation.cursor.as_deref(), Some("refunds"));
-//! assert!(explanation.to_text().contains("amount = 240 ≥ 100"));
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
+//! The explanation of a record (SPEC §8.5): a walk over its events that
+//! keeps the cursor, the batch of results and the activated skills, and
+//! turns each `move` into a link of the causal chain.
 
 use std::fmt::Write as _;
 
 use serde::Serialize;
-use serde_json::Value;
-use skill_core::{Route, Skill, SkillMap, TargetClass};
+use skill_core::{Skill, SkillMap, TargetClass};
+use skill_guard::{evidence_caption, preconditions_pass};
 use skill_session::{
-    ConditionRecord, ConflictRecord, DeclaredMap, Event, GuardRecord, MoveBy, MoveEvent, Posture,
-    ReadEvent, Record, Refusal, ResultEvent, StartEvent,
+    CallEvent, CallPolicy, CallRefusal, ConditionRecord, ConflictRecord, DeclaredMap, Event,
+    GuardRecord, MoveBy, MoveEvent, OwnedOfferView, OwnedRow, Posture, ReadEvent, Record, Refusal,
+    ResultEvent, StartEvent,
 };
 
 use crate::draw::{PathStep, mermaid_with_path};
@@ -86,6 +62,8 @@ impl ExplainError {
 pub struct Explanation {
     /// The session's posture.
     pub posture: Posture,
+    /// The session's call policy.
+    pub tools: CallPolicy,
     /// Where the cursor started.
     pub start: Option<String>,
     /// The iteration explained up to: the one asked for, else the record's
@@ -97,6 +75,9 @@ pub struct Explanation {
     pub chain: Vec<Link>,
     /// The reads the gate refused up to that point.
     pub refused_reads: Vec<RefusedRead>,
+    /// The calls of host tools the call gate refused up to that point.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub refused_calls: Vec<RefusedCall>,
     /// The skills active at that point, with their tools.
     pub active: Vec<ActiveSkill>,
     /// When the record was cut off mid-line: the warning naming the line.
@@ -152,6 +133,10 @@ pub struct RouteCause {
     /// only when `false`.
     #[serde(skip_serializing_if = "is_true")]
     pub offered: bool,
+    /// The route's index among the map's routes (none in records written
+    /// before moves named it, when no declared route joins the two skills).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index: Option<usize>,
     /// The route's label in the map.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
@@ -167,7 +152,7 @@ pub struct PickCause {
     /// offer was recorded before the pick).
     pub offer_iteration: Option<u64>,
     /// That offer's view (SPEC §6.2).
-    pub offer: Option<Value>,
+    pub offer: Option<OwnedOfferView>,
     /// Whether the pick left an outstanding menu (`assist` only).
     pub declined_offer: bool,
 }
@@ -197,6 +182,19 @@ pub struct RefusedRead {
     /// The refusal's reason.
     pub refusal: Refusal,
     /// The ids the answer named.
+    pub named: Vec<String>,
+}
+
+/// A call of a host tool the call gate refused.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RefusedCall {
+    /// The iteration.
+    pub iteration: u64,
+    /// The tool the model called.
+    pub tool_name: String,
+    /// The refusal's reason.
+    pub refusal: CallRefusal,
+    /// The skills the answer named.
     pub named: Vec<String>,
 }
 
@@ -232,6 +230,7 @@ pub fn explain(record: &Record, iteration: Option<u64>) -> Result<Explanation, E
             Event::Turn(_) => walk.activated.clear(),
             Event::Offer(offer) => walk.offer = Some((offer.iteration, &offer.view)),
             Event::Read(read) => walk.read(read),
+            Event::Call(call) => walk.call(call),
             Event::Result(result) => walk.batch.push(result),
             Event::Move(moved) => {
                 walk.moved(moved);
@@ -262,13 +261,14 @@ fn last_ended(events: &[Event]) -> u64 {
 struct Walk<'r> {
     map: &'r DeclaredMap,
     cursor: Option<String>,
-    offer: Option<(u64, &'r Value)>,
+    offer: Option<(u64, &'r OwnedOfferView)>,
     /// Accepted reads this turn, in order.
     activated: Vec<&'r str>,
     /// This iteration's results.
     batch: Vec<&'r ResultEvent>,
     chain: Vec<Link>,
     refused: Vec<RefusedRead>,
+    refused_calls: Vec<RefusedCall>,
 }
 
 impl<'r> Walk<'r> {
@@ -281,7 +281,17 @@ impl<'r> Walk<'r> {
             batch: Vec::new(),
             chain: Vec::new(),
             refused: Vec::new(),
+            refused_calls: Vec::new(),
         }
+    }
+
+    fn call(&mut self, call: &CallEvent) {
+        self.refused_calls.push(RefusedCall {
+            iteration: call.iteration,
+            tool_name: call.tool_name.clone(),
+            refusal: call.refusal,
+            named: call.allowed.clone(),
+        });
     }
 
     fn read(&mut self, read: &'r ReadEvent) {
@@ -331,17 +341,23 @@ impl<'r> Walk<'r> {
             moved.from.as_deref().unwrap_or_default(),
             moved.to.as_deref().unwrap_or_default(),
         );
-        let declared = self
-            .map
-            .routes
-            .iter()
-            .find(|r| r.from == from && r.to == to && r.is_deterministic());
+        // The route the move names; a record written before moves named
+        // their route is read by the first declared route joining the two.
+        let index = moved.route.or_else(|| {
+            self.map
+                .routes
+                .iter()
+                .position(|r| r.from == from && r.to == to && r.is_deterministic())
+        });
+        let declared = index.and_then(|at| self.map.routes.get(at));
         let fired = self.batch.iter().find(|result| {
             moved
                 .guard
                 .as_ref()
                 .is_none_or(|guard| guard.tool_name == result.tool_name)
-                && declared.is_none_or(|route| preconditions_pass(route, result))
+                && declared.is_none_or(|route| {
+                    preconditions_pass(route, &result.tool_name, result.status.as_deref())
+                })
         });
         RouteCause {
             tool_name: moved
@@ -351,6 +367,7 @@ impl<'r> Walk<'r> {
                 .or_else(|| fired.map(|result| result.tool_name.clone())),
             status: fired.and_then(|result| result.status.clone()),
             offered: fired.is_none_or(|result| result.offered),
+            index,
             label: declared.and_then(|route| route.label.clone()),
             conditions: moved
                 .guard
@@ -386,31 +403,18 @@ impl<'r> Walk<'r> {
             .collect();
         Explanation {
             posture: start.posture,
+            tools: start.tools,
             start: start.cursor.clone(),
             iteration,
             cursor: self.cursor,
             chain: self.chain,
             refused_reads: self.refused,
+            refused_calls: self.refused_calls,
             active,
             warning,
             map: self.map.clone(),
         }
     }
-}
-
-/// A route's preconditions (SPEC §7.2) on one recorded result.
-fn preconditions_pass(route: &Route, result: &ResultEvent) -> bool {
-    let tool = route
-        .on_tool_return
-        .as_ref()
-        .is_none_or(|name| *name == result.tool_name);
-    let status = route.on_tool_status.as_ref().is_none_or(|statuses| {
-        result
-            .status
-            .as_ref()
-            .is_some_and(|status| statuses.contains(status))
-    });
-    tool && status
 }
 
 fn closed_route(guard: &GuardRecord) -> ClosedRoute {
@@ -473,6 +477,23 @@ impl Explanation {
                 listed(&read.named)
             );
         }
+        if !self.refused_calls.is_empty() {
+            let _ = writeln!(
+                out,
+                "\nCalls refused (call policy {}):",
+                self.tools.as_str()
+            );
+        }
+        for call in &self.refused_calls {
+            let _ = writeln!(
+                out,
+                "  iteration {}: call of {} refused ({}); the answer named {}",
+                call.iteration,
+                call.tool_name,
+                call.refusal.code(),
+                listed(&call.named)
+            );
+        }
         let _ = writeln!(out, "\nActive skills:");
         if self.active.is_empty() {
             let _ = writeln!(out, "  none");
@@ -518,7 +539,7 @@ impl Explanation {
                     caption: format!(
                         "{}. {} (iteration {})",
                         at + 1,
-                        by_name(link.by),
+                        link.by.as_str(),
                         link.iteration
                     ),
                     declared: link.declared,
@@ -535,6 +556,7 @@ fn link_text(link: &Link, out: &mut String) {
         MoveBy::Stay => format!("stayed on {from}"),
         MoveBy::Route => format!("{from} → {to} by route {from}→{to}"),
         MoveBy::Model => format!("{from} → {to} by the model's pick of {to}"),
+        other => format!("{from} → {to} by {}", other.as_str()),
     };
     let _ = write!(out, "  iteration {}: {head}", link.iteration);
     if let Some(route) = &link.route {
@@ -597,12 +619,17 @@ fn pick_text(pick: &PickCause, out: &mut String) {
     match (pick.offer_iteration, &pick.offer) {
         (Some(at), Some(view)) => {
             let _ = write!(out, ", from the offer of iteration {at}");
-            for (field, name) in [
-                ("menu", "menu"),
-                ("reachable", "reachable"),
-                ("tree_open", "open in the tree"),
+            let menu: Vec<&str> = view
+                .menu
+                .iter()
+                .flatten()
+                .map(|row| row.id.as_str())
+                .collect();
+            for (name, ids) in [
+                ("menu", menu),
+                ("reachable", row_ids(&view.reachable)),
+                ("open in the tree", row_ids(&view.tree_open)),
             ] {
-                let ids = row_ids(&view[field]);
                 if !ids.is_empty() {
                     let _ = write!(out, "; {name}: {}", ids.join(", "));
                 }
@@ -616,45 +643,19 @@ fn pick_text(pick: &PickCause, out: &mut String) {
 }
 
 /// The ids of an offer view's rows.
-fn row_ids(rows: &Value) -> Vec<&str> {
-    rows.as_array()
-        .map(|rows| rows.iter().filter_map(|row| row["id"].as_str()).collect())
-        .unwrap_or_default()
+fn row_ids(rows: &[OwnedRow]) -> Vec<&str> {
+    rows.iter().map(|row| row.id.as_str()).collect()
 }
 
-/// One condition with the value it read: `amount = 240 ≥ 100` when it
-/// passed, `amount = 30, not ≥ 100` when it failed.
+/// One condition with the value it read, as the guard crate words evidence.
 fn condition_text(condition: &ConditionRecord) -> String {
-    let op = match condition.op.as_str() {
-        "eq" => "=",
-        "ne" => "≠",
-        "gt" => ">",
-        "gte" => "≥",
-        "lt" => "<",
-        "lte" => "≤",
-        "notIn" => "not in",
-        other => other,
-    };
-    let value = match &condition.value {
-        Value::String(text) => text.clone(),
-        Value::Array(items) => {
-            let items: Vec<String> = items
-                .iter()
-                .map(|item| {
-                    item.as_str()
-                        .map_or_else(|| item.to_string(), str::to_owned)
-                })
-                .collect();
-            format!("[{}]", items.join(", "))
-        }
-        other => other.to_string(),
-    };
-    let read = format!("{} = {}", condition.key, condition.actual_summary);
-    match (condition.passed, op) {
-        (true, "=") => read,
-        (true, _) => format!("{read} {op} {value}"),
-        (false, _) => format!("{read}, not {op} {value}"),
-    }
+    evidence_caption(
+        &condition.key,
+        condition.op,
+        &condition.value,
+        &condition.actual_summary,
+        condition.passed,
+    )
 }
 
 fn shown(id: Option<&str>) -> &str {
@@ -666,14 +667,6 @@ fn listed(ids: &[String]) -> String {
         "none".to_owned()
     } else {
         ids.join(", ")
-    }
-}
-
-fn by_name(by: MoveBy) -> &'static str {
-    match by {
-        MoveBy::Route => "route",
-        MoveBy::Model => "model",
-        MoveBy::Stay => "stay",
     }
 }
 

@@ -7,8 +7,8 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use clap::ValueEnum;
-use skill_session::read_record;
-use skillgraph::explain::explain;
+use skillgraph::skill_explain::explain;
+use skillgraph::skill_session::read_record;
 
 use super::{Failure, to_json};
 

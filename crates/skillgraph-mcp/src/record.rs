@@ -3,10 +3,10 @@
 //! flushed per event. A file that stops taking writes is reported once on
 //! standard error; the record goes on in memory.
 
-use skill_session::Event;
+use skillgraph::skill_session::Event;
 
-use super::warn;
-use crate::cli::record_file::RecordWriter;
+use crate::warn;
+use skillgraph::RecordWriter;
 
 /// Where a served session's events go.
 pub(crate) struct RecordSink {
@@ -32,7 +32,8 @@ impl RecordSink {
             {
                 warn(&format!(
                     "error[{}]: {}; the record goes on in the resource skillgraph://record only",
-                    failure.code, failure.message
+                    failure.code(),
+                    failure
                 ));
                 self.file = None;
             }

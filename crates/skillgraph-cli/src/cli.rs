@@ -5,8 +5,6 @@
 mod cases;
 mod explain;
 mod play;
-mod record_file;
-mod serve;
 mod witness;
 
 use std::fmt::Write as _;
@@ -14,12 +12,16 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use skill_checkup::{Checkup, Problem};
-use skill_core::{GuardViewInput, ReadSkillOffer, SkillMap, ToolResult};
-use skill_guard::{CompiledMap, Evaluation, Guard, Iteration};
-use skill_session::Graph;
-use skill_tools::{HostFormat, ToolDescriptor, list_skills, read_skill};
-use skillgraph::{LoadError, Loaded, load, mermaid};
+use skillgraph::skill_checkup::{Checkup, Problem};
+use skillgraph::skill_core::did_you_mean;
+use skillgraph::skill_core::{GuardViewInput, ReadSkillOffer, SkillMap, ToolResult};
+use skillgraph::skill_explain::mermaid;
+use skillgraph::skill_guard::{CompiledMap, Evaluation, Guard, Iteration};
+use skillgraph::skill_session::CallPolicy;
+use skillgraph::skill_session::Graph;
+use skillgraph::skill_tools::{HostFormat, ToolDescriptor, list_skills, read_skill};
+use skillgraph::{LoadError, Loaded, RecordFileError, load};
+use skillgraph_mcp::{ServeConfig, ServeError};
 
 const EXAMPLES: &str = "Examples:
   skillgraph check examples/support-desk
@@ -250,6 +252,25 @@ impl From<LoadError> for Failure {
     }
 }
 
+impl From<RecordFileError> for Failure {
+    fn from(err: RecordFileError) -> Self {
+        Failure::unusable(err.code(), err.to_string())
+    }
+}
+
+/// A server that could not start is unusable input (exit 2), except a map
+/// whose route guard is refused, which is a map error (exit 1).
+impl From<ServeError> for Failure {
+    fn from(err: ServeError) -> Self {
+        let exit = if err.is_map_error() { 1 } else { 2 };
+        Failure {
+            exit,
+            code: err.code(),
+            message: err.to_string(),
+        }
+    }
+}
+
 /// Run one command; `Ok` carries the exit code of a command that completed.
 pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
     match cli.command {
@@ -284,14 +305,19 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
             all_tools,
             strict_tools,
             upstream_timeout,
-        } => serve::serve(serve::ServeArgs {
-            path,
-            record,
-            posture: posture.into(),
-            all_tools,
-            strict_tools,
-            upstream_timeout: std::time::Duration::from_secs(upstream_timeout),
-        }),
+        } => {
+            let mut config = ServeConfig::new(path);
+            config.record = record;
+            config.posture = posture.into();
+            config.tools = match (all_tools, strict_tools) {
+                (true, _) => CallPolicy::All,
+                (false, true) => CallPolicy::Strict,
+                (false, false) => CallPolicy::Scoped,
+            };
+            config.upstream_timeout = std::time::Duration::from_secs(upstream_timeout);
+            skillgraph_mcp::serve_stdio(&config)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Explain {
             record,
             iteration,
@@ -413,9 +439,7 @@ fn known_skill(map: &SkillMap, id: &str, flag: &str) -> Result<(), Failure> {
     } else {
         ids.join(", ")
     };
-    let hint = skill_core::nearest(id, ids.iter().map(String::as_str))
-        .map(|n| format!(" (did you mean `{n}`?)"))
-        .unwrap_or_default();
+    let hint = did_you_mean(id, ids.iter().map(String::as_str));
     Err(Failure::unusable(
         "unknown-skill",
         format!(
@@ -621,7 +645,7 @@ mod tests {
 
     #[test]
     fn problems_print_rustc_style() {
-        use skill_checkup::ProblemCode;
+        use skillgraph::skill_checkup::ProblemCode;
         let problem = Problem::new(ProblemCode::GuardRefused, "bad").about_route("a", "b");
         let text = render_checkup(&Checkup::from_problems(vec![problem]));
         assert_eq!(

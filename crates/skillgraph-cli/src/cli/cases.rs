@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use serde::{Deserialize, Serialize};
-use skill_core::{GuardViewInput, Route, SkillMap, ToolResult};
-use skill_guard::{
+use skillgraph::skill_core::{GuardViewInput, Route, SkillMap, ToolResult, did_you_mean};
+use skillgraph::skill_guard::{
     CompiledMap, CursorMove, GuardEvaluation, Iteration, MoveKind, NearMiss, Preconditions,
     Setting, Witness, examine,
 };
@@ -169,9 +169,7 @@ fn read_cases(file: &Path, map: &SkillMap) -> Result<Vec<(String, Case)>, Failur
                     "bad-case",
                     format!(
                         "{place}: {field} names \"{id}\", which is not a skill of the map{}",
-                        skill_core::nearest(id, map.skills.iter().map(|s| s.id.as_str()))
-                            .map(|n| format!(" (did you mean `{n}`?)"))
-                            .unwrap_or_default()
+                        did_you_mean(id, map.skills.iter().map(|s| s.id.as_str()))
                     ),
                 ));
             }

@@ -12,12 +12,13 @@ use std::sync::Arc;
 use clap::ValueEnum;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use skill_core::{Menu, ResultStatus, ToolResult, nearest};
-use skill_session::{Posture, Session};
-use skill_tools::HostFormat;
 use skillgraph::load;
+use skillgraph::skill_core::{Menu, ResultStatus, ToolResult, did_you_mean};
+use skillgraph::skill_session::{Posture, Session};
+use skillgraph::skill_tools::HostFormat;
 
-use super::record_file::RecordWriter;
+use skillgraph::RecordWriter;
+
 use super::{Failure, session_graph};
 
 /// The session's posture, as the command line spells it.
@@ -210,9 +211,7 @@ fn parse_step(line: &str, session: &Session) -> Result<Step, Refused> {
         "visible_tools" => Ok(Step::VisibleTools),
         "prompt" => Ok(Step::Prompt),
         other => {
-            let hint = nearest(other, STEPS)
-                .map(|known| format!(" (did you mean \"{known}\"?)"))
-                .unwrap_or_default();
+            let hint = did_you_mean(other, STEPS);
             Err(refused(
                 "unknown-step",
                 format!("\"{other}\" is not a step{hint}; {EXPECTED}"),
@@ -231,9 +230,7 @@ fn turn_step(value: Value, session: &Session) -> Result<Step, Refused> {
     let map = session.graph().map();
     for candidate in turn.menu.iter().flat_map(|menu| &menu.candidates) {
         if map.skill(&candidate.id).is_none() {
-            let hint = nearest(&candidate.id, map.skills.iter().map(|s| s.id.as_str()))
-                .map(|known| format!(" (did you mean \"{known}\"?)"))
-                .unwrap_or_default();
+            let hint = did_you_mean(&candidate.id, map.skills.iter().map(|s| s.id.as_str()));
             return Err(refused(
                 "unknown-skill",
                 format!(
@@ -258,9 +255,7 @@ fn result_step(value: Value) -> Result<Step, Refused> {
         .as_deref()
         .filter(|s| !ResultStatus::is_status(s))
     {
-        let hint = nearest(status, ResultStatus::ALL.map(ResultStatus::as_str))
-            .map(|known| format!(" (did you mean \"{known}\"?)"))
-            .unwrap_or_default();
+        let hint = did_you_mean(status, ResultStatus::ALL.map(ResultStatus::as_str));
         return Err(refused(
             "unknown-status",
             format!(

@@ -1,5 +1,5 @@
-//! Agent Skills `SKILL.md` files: front matter and body, validated exactly
-//! as the format's reference validator (`skills-ref` 0.1.1, `agentskills
+//! The Agent Skills reader: `SKILL.md` files, their front matter and body,
+//! validated exactly as the format's reference validator (`skills-ref` 0.1.1, `agentskills
 //! validate`) decides validity, so that a skill is valid here exactly when it
 //! is valid there.
 //!
@@ -29,6 +29,10 @@
 //! matter) the skill is reported invalid, as the reference's exit code says.
 //! Characters assigned after Unicode 14 (the reference's Python 3.11) may be
 //! classified differently.
+//!
+//! It must never read a file, print, keep global state, or depend on a
+//! skillgraph crate but `skill-core`: it is pure over the bytes of one file
+//! and the name of its folder, which the `skillgraph` loader passes in.
 
 use std::fmt;
 
@@ -158,14 +162,14 @@ fn is_printable(c: char) -> bool {
 /// rule is a fault in [`SkillFile::faults`].
 ///
 /// ```
-/// let file = skillgraph::agent_skills::read_skill_md("pdf-tools", b"---\nname: pdf-tools\ndescription: Read PDFs.\n---\n# Steps\n")?;
+/// let file = skill_md::read_skill_md("pdf-tools", b"---\nname: pdf-tools\ndescription: Read PDFs.\n---\n# Steps\n")?;
 /// assert!(file.is_valid());
 /// assert_eq!(file.body, "# Steps");
-/// let broken = skillgraph::agent_skills::read_skill_md("pdf", b"---\nname: PDF\n---\n")?;
+/// let broken = skill_md::read_skill_md("pdf", b"---\nname: PDF\n---\n")?;
 /// assert_eq!(broken.faults.len(), 3, "uppercase, folder mismatch, no description");
-/// let not_yaml = skillgraph::agent_skills::read_skill_md("pdf", b"---\nname: pdf\ndescription: \"open\n---\n");
+/// let not_yaml = skill_md::read_skill_md("pdf", b"---\nname: pdf\ndescription: \"open\n---\n");
 /// assert_eq!(not_yaml.map_err(|e| e.line), Err(3));
-/// # Ok::<(), skillgraph::agent_skills::NotYaml>(())
+/// # Ok::<(), skill_md::NotYaml>(())
 /// ```
 pub fn read_skill_md(dir_name: &str, bytes: &[u8]) -> Result<SkillFile, NotYaml> {
     let mut file = SkillFile::default();

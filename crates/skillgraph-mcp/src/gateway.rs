@@ -1,9 +1,9 @@
-//! The MCP server side of `skillgraph serve` (SPEC §9): one session per
-//! connection, one turn, every call an iteration of its own. `tools/list`
-//! offers `read_skill`, `list_skills` and the upstream tools the active
-//! skills carry; a proxied call is forwarded unchanged, its answer observed
-//! and routed; a change of the active skills is announced with
-//! `notifications/tools/list_changed`.
+//! The MCP server side (SPEC §9): one [`Run`] per connection. Each handler
+//! is a translation: an MCP request becomes a run step, and the run's
+//! answer becomes MCP's shapes. `tools/list` is `read_skill`, `list_skills`
+//! and the upstream tools the run offers; a call the run admits is forwarded
+//! unchanged and its answer handed back to the run; a change of the active
+//! skills is announced with `notifications/tools/list_changed`.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -17,13 +17,13 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
-use skill_session::{MoveBy, Session, skill_content};
-use skill_tools::HostFormat;
+use skillgraph::skill_session::{Run, RunCall, Session};
+use skillgraph::skill_tools::HostFormat;
 
-use super::observe::observe;
-use super::record::RecordSink;
-use super::upstream::Upstreams;
-use super::warn;
+use crate::observe::observe;
+use crate::record::RecordSink;
+use crate::upstream::Upstreams;
+use crate::warn;
 
 /// The longest unknown id an answer repeats back; a longer one is only
 /// measured.
@@ -32,34 +32,17 @@ const MAX_ID_ECHO: usize = 256;
 /// The record's resource.
 pub(crate) const RECORD_URI: &str = "skillgraph://record";
 
-/// What the command line chose.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Options {
-    /// Offer every upstream tool, not only the active skills' tools.
-    pub(crate) all_tools: bool,
-    /// Refuse a call to an upstream tool not offered now.
-    pub(crate) strict_tools: bool,
-}
-
-/// The session and its record, changed together under one lock.
+/// The run and its record, changed together under one lock.
 struct State {
-    session: Session,
+    run: Run,
     record: RecordSink,
 }
 
 impl State {
-    /// Append the session's new events to the record.
+    /// Append the run's new events to the record.
     fn flush(&mut self) {
-        let events = self.session.take_events();
+        let events = self.run.take_events();
         self.record.append(events);
-    }
-
-    fn active(&self) -> Vec<String> {
-        self.session
-            .active_skills()
-            .into_iter()
-            .map(str::to_owned)
-            .collect()
     }
 }
 
@@ -67,7 +50,6 @@ impl State {
 pub(crate) struct Gateway {
     state: Mutex<State>,
     upstreams: Arc<Upstreams>,
-    options: Options,
     instructions: String,
     /// The catalog as MCP's skills extension lists it (`skills/list`).
     skills: Vec<McpSkill>,
@@ -76,21 +58,15 @@ pub(crate) struct Gateway {
 }
 
 impl Gateway {
-    /// A gateway for `session` (its turn begun), proxying `upstreams`.
-    pub(crate) fn new(
-        session: Session,
-        record: RecordSink,
-        upstreams: Arc<Upstreams>,
-        options: Options,
-    ) -> Self {
-        let instructions = session.system_prompt();
-        let skills = skill_entries(&session);
-        let mut state = State { session, record };
+    /// A gateway for `run`, proxying `upstreams`.
+    pub(crate) fn new(run: Run, record: RecordSink, upstreams: Arc<Upstreams>) -> Self {
+        let instructions = run.session().system_prompt();
+        let skills = skill_entries(run.session());
+        let mut state = State { run, record };
         state.flush();
         Gateway {
             state: Mutex::new(state),
             upstreams,
-            options,
             instructions,
             skills,
             listeners: Mutex::new(Vec::new()),
@@ -110,7 +86,7 @@ impl Gateway {
     fn offered_tools(&self) -> Result<Vec<Tool>, ErrorData> {
         let mut state = self.state()?;
         let mut tools = Vec::new();
-        for descriptor in state.session.tools() {
+        for descriptor in state.run.tools() {
             let json = descriptor
                 .to_host(HostFormat::Mcp)
                 .map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
@@ -118,15 +94,19 @@ impl Gateway {
                 .map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
             tools.push(tool);
         }
-        if self.options.all_tools {
-            tools.extend(self.upstreams.tools().cloned());
-        } else {
-            let visible = state.session.visible_tools();
-            tools.extend(
-                visible
+        let run = &state.run;
+        match run.session().call_policy() {
+            // Every upstream tool, in name order.
+            skillgraph::skill_session::CallPolicy::All => {
+                tools.extend(self.upstreams.tools().cloned());
+            }
+            // The active skills' tools, in their order.
+            _ => tools.extend(
+                run.session()
+                    .visible_tools()
                     .into_iter()
                     .filter_map(|name| self.upstreams.tool(name).cloned()),
-            );
+            ),
         }
         state.flush();
         Ok(tools)
@@ -147,42 +127,31 @@ impl Gateway {
     }
 
     /// Judge a read of `id` (a `read_skill` call, or a skill's `SKILL.md`
-    /// read as a resource) and end the iteration.
+    /// read as a resource); the run ends the iteration.
     fn gate(&self, id: &str) -> Result<Read, ErrorData> {
         let mut state = self.state()?;
-        if id.len() > MAX_ID_ECHO && !state.session.graph().has_skill(id) {
+        if id.len() > MAX_ID_ECHO && !state.run.session().graph().has_skill(id) {
             return Ok(Read::refused(format!(
                 "read_skill was called with an id of {} bytes, which is not a skill of this map; pass one of the ids in its schema",
                 id.len()
             )));
         }
-        let before = state.active();
-        let answer = match state.session.read_skill(id) {
-            Ok(answer) => answer,
+        let read = match state.run.read(id) {
+            Ok(read) => read,
             Err(err) => return Ok(Read::refused(err.to_string())),
         };
-        let text = match state.session.graph().skill(id) {
-            // An accepted read answers with the body whatever the mode: MCP
-            // has no system prompt to carry it.
-            Some(skill) if answer.accepted() && !skill.body.is_empty() => {
-                skill_content(id, &skill.body)
-            }
-            _ => answer.text,
-        };
-        state.session.end_iteration();
-        let changed = state.active() != before;
         state.flush();
         Ok(Read {
-            accepted: answer.read.accepted,
-            text,
-            changed,
+            accepted: read.accepted,
+            text: read.text,
+            changed: read.changed,
         })
     }
 
     /// A `list_skills` call.
     fn list_skills(&self, arguments: Option<JsonObject>) -> Result<CallToolResult, ErrorData> {
         let state = self.state()?;
-        let Some(tool) = state.session.graph().list_skills() else {
+        let Some(tool) = state.run.session().graph().list_skills() else {
             return Err(unknown_tool("list_skills", &[]));
         };
         let input = Value::Object(arguments.unwrap_or_default());
@@ -192,9 +161,10 @@ impl Gateway {
         })
     }
 
-    /// Before forwarding `name`: whether it is offered now (`Ok(Ok(…))`),
-    /// or the refusal `--strict-tools` answers with (`Ok(Err(…))`).
-    fn admit(&self, name: &str) -> Result<Result<bool, CallToolResult>, ErrorData> {
+    /// Before forwarding `name`: the run's call gate. `Ok(None)`: forward
+    /// it; `Ok(Some(…))`: the refusal to answer with (the run has recorded
+    /// it and ended the iteration).
+    fn admit(&self, name: &str) -> Result<Option<CallToolResult>, ErrorData> {
         if self.upstreams.tool(name).is_none() {
             let known: Vec<&str> = self
                 .upstreams
@@ -203,68 +173,37 @@ impl Gateway {
                 .collect();
             return Err(unknown_tool(name, &known));
         }
-        let state = self.state()?;
-        let offered = self.options.all_tools || state.session.offers_tool(name);
-        if offered || !self.options.strict_tools {
-            return Ok(Ok(offered));
-        }
-        let session = &state.session;
-        let carriers: Vec<&str> = session
-            .graph()
-            .map()
-            .skills
-            .iter()
-            .filter(|skill| skill.tool(name).is_some())
-            .map(|skill| skill.id.as_str())
-            .filter(|id| !session.hidden_ids().iter().any(|hidden| hidden == id))
-            .collect();
-        let message = if carriers.is_empty() {
-            format!(
-                "{name} is not offered now, and no skill this session can read carries it; call one of the tools in tools/list"
-            )
-        } else {
-            format!(
-                "{name} is not offered now: it comes with the skill(s) {}; read one of them with read_skill first",
-                carriers.join(", ")
-            )
-        };
-        Ok(Err(CallToolResult::error(vec![ContentBlock::text(
-            message,
-        )])))
+        let mut state = self.state()?;
+        let call = state.run.call(name);
+        state.flush();
+        Ok(match call {
+            RunCall::Forward => None,
+            RunCall::Refused { text } => {
+                Some(CallToolResult::error(vec![ContentBlock::text(text)]))
+            }
+        })
     }
 
-    /// After an upstream answered `name`: observe, route, record. A move by
-    /// a route appends the new skill's body to the answer.
+    /// After an upstream answered `name`: the run observes and routes it. A
+    /// move by a route appends the new skill's body to the answer.
     fn route(
         &self,
         name: &str,
-        offered: bool,
         mut answer: CallToolResult,
     ) -> Result<(CallToolResult, bool), ErrorData> {
         let mut state = self.state()?;
-        let before = state.active();
-        state
-            .session
-            .observe_offered(observe(name, &answer), offered);
-        let by_route = state.session.end_iteration().by == MoveBy::Route;
-        let session = &state.session;
-        if by_route
-            && let Some(skill) = session.cursor().and_then(|to| session.graph().skill(to))
-            && !skill.body.is_empty()
-        {
-            answer
-                .content
-                .push(ContentBlock::text(skill_content(&skill.id, &skill.body)));
+        let routed = state.run.answered(observe(name, &answer));
+        if let Some(body) = routed.body {
+            answer.content.push(ContentBlock::text(body));
         }
-        let changed = state.active() != before;
         state.flush();
-        Ok((answer, changed))
+        Ok((answer, routed.changed))
     }
 
     /// A call the upstream could not answer still ends its iteration.
     fn end_failed_call(&self) -> Result<(), ErrorData> {
         let mut state = self.state()?;
-        state.session.end_iteration();
+        state.run.failed();
         state.flush();
         Ok(())
     }
@@ -408,14 +347,13 @@ impl ServerHandler for Gateway {
             "read_skill" => self.read(request.arguments.as_ref())?,
             "list_skills" => (self.list_skills(request.arguments)?, false),
             name => {
-                let offered = match self.admit(name)? {
-                    Ok(offered) => offered,
-                    Err(refusal) => return Ok(CallToolResponse::Complete(refusal)),
-                };
+                if let Some(refusal) = self.admit(name)? {
+                    return Ok(CallToolResponse::Complete(refusal));
+                }
                 // Boxed: the forwarded call's future is large, and rmcp moves
                 // this handler's future into a task of its own per request.
                 match Box::pin(self.upstreams.call(name, request.arguments)).await {
-                    Ok(answer) => self.route(name, offered, answer)?,
+                    Ok(answer) => self.route(name, answer)?,
                     Err(err) => {
                         self.end_failed_call()?;
                         return Err(err);

@@ -6,7 +6,7 @@ use std::fmt;
 
 use rmcp::model::CallToolResult;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
-use skill_core::{ResultStatus, ToolResult};
+use skillgraph::skill_core::{ResultStatus, ToolResult};
 
 /// The tool result the session routes on, for `tool_name`'s `answer`: its
 /// text content blocks joined by newlines (with none, `structuredContent`

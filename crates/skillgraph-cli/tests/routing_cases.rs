@@ -94,7 +94,7 @@ fn a_bad_case_line_is_exit_2_naming_file_and_line() {
         (
             "unknown",
             r#"{"name": "x", "cursor": "triage", "results": [], "expect": {"to": "refund"}}"#,
-            "did you mean `refunds`?",
+            "(did you mean \"refunds\"?)",
         ),
         ("json", "{not json", "cases.jsonl:2:"),
     ] {

@@ -60,7 +60,7 @@ fn node<'a>(nodes: &mut IdHashMap<&'a str, usize>, id: &'a str, out: &mut String
 ///     "skills": [{ "id": "triage" }, { "id": "refunds" }], "entries": ["triage"],
 ///     "routes": [{ "from": "triage", "to": "refunds", "guard": { "riskLevel": { "in": ["high"] } } }]
 /// }"#)?;
-/// let chart = skillgraph::mermaid(&map);
+/// let chart = skill_explain::mermaid(&map);
 /// assert!(chart.contains(r#"s0 -->|"when riskLevel in [high]"| s1"#));
 /// # Ok::<(), serde_json::Error>(())
 /// ```

@@ -1,0 +1,283 @@
+//! The skillgraph MCP server as a library (SPEC §9): a skill map in front of
+//! any MCP client, over standard input and output, and in front of the
+//! upstream MCP servers its `skillmap.json` declares under `mcpServers`.
+//!
+//! `skillgraph-mcp` owns the translation between MCP and a
+//! [`skill_session::Session`]: which MCP request is which session step, how
+//! an answer is put into MCP's shapes, the upstream servers (started,
+//! listed, called with a timeout), and the record's sinks. It must never
+//! make a decision a session makes — which tools are offered, whether a call
+//! is admitted, what a read answers, where the cursor moves, what an
+//! iteration is — nor parse arguments or choose exit codes (the
+//! `skillgraph-cli` binary does).
+//!
+//! The key design decision: one connection is one run — one session and one
+//! turn — and every read and every call is an iteration of its own, ended
+//! when it is answered, so the record of a served run replays to itself.
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use skillgraph_mcp::{ServeConfig, serve_stdio};
+//!
+//! let config = ServeConfig::new("examples/support-desk");
+//! serve_stdio(&config)?;
+//! # Ok::<(), skillgraph_mcp::ServeError>(())
+//! ```
+
+mod gateway;
+mod observe;
+mod record;
+mod upstream;
+
+use std::fmt::Write as _;
+#[cfg(unix)]
+use std::fs::File;
+use std::io::Write as _;
+#[cfg(unix)]
+use std::os::fd::AsFd;
+#[cfg(unix)]
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::ServiceExt;
+use skillgraph::skill_session::{CallPolicy, Graph, GraphError, Posture, Run, SessionConfig};
+use skillgraph::{LoadError, RecordFileError, RecordWriter, load};
+#[cfg(unix)]
+use tokio::net::unix::pipe;
+
+use gateway::Gateway;
+use record::RecordSink;
+pub use upstream::StartError;
+use upstream::{Clash, Upstreams};
+
+/// What to serve, and how.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ServeConfig {
+    /// The map: a folder (or a `skillmap.json` file) declaring `mcpServers`.
+    pub path: PathBuf,
+    /// Where to write the record, one event a line, flushed per event.
+    pub record: Option<PathBuf>,
+    /// How reads of hops are judged.
+    pub posture: Posture,
+    /// Which upstream tool calls are accepted (SPEC §9.3): `scoped` by
+    /// default, `strict` (`--strict-tools`), `all` (`--all-tools`).
+    pub tools: CallPolicy,
+    /// How long an upstream server may take to start or to answer one call.
+    pub upstream_timeout: Duration,
+}
+
+impl ServeConfig {
+    /// Serve the map at `path` with the defaults: no record file, posture
+    /// `assist`, the `scoped` call policy, a 60 s upstream timeout.
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        ServeConfig {
+            path: path.into(),
+            record: None,
+            posture: Posture::Assist,
+            tools: CallPolicy::Scoped,
+            upstream_timeout: Duration::from_secs(60),
+        }
+    }
+}
+
+/// Why the server could not start or could not go on.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// The map cannot be read.
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    /// A route guard of the map is refused.
+    #[error("{0}\nRun `skillgraph check {1}` for every problem of the map.")]
+    Graph(GraphError, String),
+    /// The record file cannot be created.
+    #[error(transparent)]
+    Record(#[from] RecordFileError),
+    /// An upstream server did not start.
+    #[error(transparent)]
+    Upstream(#[from] StartError),
+    /// The map and the upstream servers do not fit together: each line
+    /// names one mismatch and its fix.
+    #[error("{0}")]
+    Mismatch(String),
+    /// The async runtime could not be started.
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(std::io::Error),
+    /// The client's MCP handshake failed.
+    #[error("the MCP client's handshake failed: {0}")]
+    Handshake(String),
+}
+
+impl ServeError {
+    /// The stable code of the error.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ServeError::Load(err) => err.code(),
+            ServeError::Graph(err, _) => err.code(),
+            ServeError::Record(err) => err.code(),
+            ServeError::Upstream(_) => "upstream-failed",
+            ServeError::Mismatch(_) => "upstream-mismatch",
+            ServeError::Runtime(_) => "runtime",
+            ServeError::Handshake(_) => "mcp-handshake",
+        }
+    }
+
+    /// Whether the map itself is at fault (a refused guard), rather than the
+    /// input or the environment.
+    pub fn is_map_error(&self) -> bool {
+        matches!(self, ServeError::Graph(..))
+    }
+}
+
+/// Serve the map of `config` over standard input and output until the
+/// client closes the connection, on a runtime of its own.
+///
+/// # Errors
+///
+/// [`ServeError`] when the map, the record file or an upstream server
+/// cannot be used, or the client's handshake fails.
+pub fn serve_stdio(config: &ServeConfig) -> Result<(), ServeError> {
+    let loaded = load(&config.path)?;
+    let graph = Graph::new(loaded.map)
+        .map_err(|err| ServeError::Graph(err, config.path.display().to_string()))?;
+    let record = config
+        .record
+        .as_deref()
+        .map(RecordWriter::create)
+        .transpose()?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(ServeError::Runtime)?;
+    let dir = folder_of(&config.path);
+    runtime.block_on(async {
+        let (upstreams, clashes) =
+            Upstreams::start(&dir, &loaded.mcp_servers, config.upstream_timeout).await?;
+        refuse_mismatches(&graph, &upstreams, &clashes)?;
+        let run = Run::new(
+            Arc::new(graph),
+            SessionConfig {
+                posture: config.posture,
+                hidden: Vec::new(),
+                tools: config.tools,
+            },
+        );
+        let upstreams = Arc::new(upstreams);
+        let gateway = Gateway::new(run, RecordSink::new(record), Arc::clone(&upstreams));
+        #[cfg(unix)]
+        let served = match client_pipes() {
+            Some(pipes) => gateway.serve(pipes).await,
+            None => gateway.serve(rmcp::transport::stdio()).await,
+        };
+        #[cfg(not(unix))]
+        let served = gateway.serve(rmcp::transport::stdio()).await;
+        let server = served.map_err(|err| ServeError::Handshake(err.to_string()))?;
+        let _ = server.waiting().await;
+        if let Ok(upstreams) = Arc::try_unwrap(upstreams) {
+            upstreams.shut_down().await;
+        }
+        Ok(())
+    })
+}
+
+#[cfg(unix)]
+/// Standard input and output as pipes the runtime polls, when the client
+/// gave us pipes (MCP clients do) and standard error is not the same pipe as
+/// standard output. Tokio's own standard streams read and write on its
+/// blocking thread pool, a hand-off per message each way; polled pipes take
+/// that off every call. `None`: use the standard streams.
+fn client_pipes() -> Option<(pipe::Receiver, pipe::Sender)> {
+    let input = File::from(std::io::stdin().as_fd().try_clone_to_owned().ok()?);
+    let output = File::from(std::io::stdout().as_fd().try_clone_to_owned().ok()?);
+    let errors = File::from(std::io::stderr().as_fd().try_clone_to_owned().ok()?);
+    let (out, err) = (output.metadata().ok()?, errors.metadata().ok()?);
+    if (out.dev(), out.ino()) == (err.dev(), err.ino()) {
+        // Polling needs non-blocking writes, which standard error (written
+        // with blocking writes) must not share.
+        return None;
+    }
+    Some((
+        pipe::Receiver::from_file(input).ok()?,
+        pipe::Sender::from_file(output).ok()?,
+    ))
+}
+
+/// A line on standard error, prefixed with `skillgraph serve:`. Standard
+/// error may be a pipe whose reader has gone: the line is then lost, never
+/// a panic (as `eprintln!` would).
+fn warn(message: &str) {
+    warn_raw(&format!("skillgraph serve: {message}"));
+}
+
+/// A line on standard error as it is; see [`warn`].
+fn warn_raw(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
+/// The folder the upstream servers run in: the map's folder.
+fn folder_of(path: &Path) -> PathBuf {
+    if path.is_dir() {
+        path.to_path_buf()
+    } else {
+        match path.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+            _ => PathBuf::from("."),
+        }
+    }
+}
+
+/// Refuse a map whose skills declare a tool no upstream server offers, and
+/// upstream servers that offer one tool name twice.
+fn refuse_mismatches(
+    graph: &Graph,
+    upstreams: &Upstreams,
+    clashes: &[Clash],
+) -> Result<(), ServeError> {
+    let mut message = String::new();
+    for reserved in ["read_skill", "list_skills"] {
+        if let Some(server) = upstreams.server_of(reserved) {
+            let _ = writeln!(
+                message,
+                "upstream server \"{server}\" offers a tool named \"{reserved}\", which skillgraph serve answers itself, so it could never be called; rename it in that server"
+            );
+        }
+    }
+    for clash in clashes {
+        let _ = writeln!(
+            message,
+            "tool \"{}\" is offered by two upstream servers, \"{}\" and \"{}\"; a call could go to either: remove it from one of them",
+            clash.tool, clash.servers[0], clash.servers[1]
+        );
+    }
+    for skill in &graph.map().skills {
+        for tool in &skill.tools {
+            if upstreams.server_of(&tool.name).is_none() {
+                let _ = writeln!(
+                    message,
+                    "skill \"{}\" declares tool \"{}\", which no upstream server offers; add the server that has it under `mcpServers` in skillmap.json, or remove the tool from the skill",
+                    skill.id, tool.name
+                );
+            }
+        }
+    }
+    if message.is_empty() {
+        return Ok(());
+    }
+    let offered: Vec<String> = upstreams
+        .tools()
+        .map(|tool| tool.name.to_string())
+        .collect();
+    let _ = write!(
+        message,
+        "(the upstream servers offer: {})",
+        if offered.is_empty() {
+            "no tools".to_owned()
+        } else {
+            offered.join(", ")
+        }
+    );
+    Err(ServeError::Mismatch(message))
+}
