@@ -23,6 +23,9 @@
 //!   running the scenario with `interop/upstream.py` as the upstream, then,
 //!   when npm is on PATH, the MCP inspector's CLI (`tools/list`, one
 //!   `tools/call`).
+//! - `cargo xtask codes` — the error-code registry: every code the crates
+//!   define has one row in `docs/errors.md` (its meaning, its exit code, the
+//!   types that define it), and the binary exits with one code for each.
 //! - `cargo xtask release [--execute]` — refuses unless the work tree is clean
 //!   and `cargo xtask ci` passes; checks that every publishable crate has the
 //!   same version, a description, a license, a README and docs.rs metadata,
@@ -39,6 +42,7 @@
 //!   cargo-fuzz when missing and runs it on the stable toolchain with
 //!   `RUSTC_BOOTSTRAP=1`.
 
+mod codes;
 mod fence;
 mod fuzz;
 mod interop;
@@ -50,11 +54,12 @@ use std::process::{Command, ExitCode};
 
 use anyhow::{Context, Result, bail};
 
-const USAGE: &str = "usage: cargo xtask <ci|fence|tidy|fuzz|interop|release|bump>
+const USAGE: &str = "usage: cargo xtask <ci|fence|tidy|codes|fuzz|interop|release|bump>
 
   ci                               fmt, clippy, tests, cargo-deny, fence, tidy, interop's Python part; stops at a failure
   fence                            check the crate layering and the no-I/O rule of the pure library crates
   tidy                             check module docs, manifest lints and the code map
+  codes                            check that every error code has one row in docs/errors.md
   fuzz [--seconds N] [TARGET...]   run each fuzz target for N seconds (default 60)
   interop [--python-only]          run `skillgraph serve` against the Python SDK's client and upstream, then the MCP inspector
   release [--execute]              check and package the crates for publishing (a dry run unless --execute)
@@ -67,6 +72,7 @@ fn main() -> ExitCode {
         Some("ci") => ci(&root),
         Some("fence") => report(fence::check(&root)),
         Some("tidy") => report(tidy::check(&root)),
+        Some("codes") => report(codes::check(&root)),
         Some("fuzz") => fuzz::run(&root, &args[1..]),
         Some("interop") => interop::run_all(&root, &args[1..]),
         Some("release") => release::release(&root, &args[1..]),
@@ -171,6 +177,7 @@ pub(crate) fn ci(root: &Path) -> Result<ExitCode> {
     for (name, check) in [
         ("fence", fence::check as fn(&Path) -> Result<Vec<String>>),
         ("tidy", tidy::check),
+        ("codes", codes::check),
     ] {
         println!("$ cargo xtask {name}");
         let code = report(check(root))?;

@@ -5,7 +5,7 @@
 //! activates them.
 
 use skill_core::{IdHashSet, SkillMap};
-use skill_guard::{Guard, Preconditions, plain_caption, unsatisfiable};
+use skill_guard::{CompileError, Guard, Preconditions, RouteGuards, plain_caption, unsatisfiable};
 
 use crate::code::ProblemCode;
 use crate::foreign_tool::body_foreign_tools;
@@ -38,10 +38,54 @@ use crate::witnesses::{Routes, ambiguous_routes, dead_skills, redundant_conditio
 /// # Ok::<(), serde_json::Error>(())
 /// ```
 pub fn check_map(map: &SkillMap) -> Checkup {
+    let compiled: Vec<Option<Result<Guard, CompileError>>> = map
+        .routes
+        .iter()
+        .map(|route| route.guard.as_ref().map(Guard::compile))
+        .collect();
+    let compiled: Vec<Compiled<'_>> = compiled
+        .iter()
+        .map(|guard| guard.as_ref().map(Result::as_ref))
+        .collect();
+    check(map, &compiled)
+}
+
+/// [`check_map`] for a map whose route guards are compiled already (every
+/// one of them compiled: a map with a refused guard is checked with
+/// [`check_map`], which reports each refusal). `guards` must be compiled
+/// from `map` (`RouteGuards::compile(&map)`); no guard is compiled again.
+///
+/// ```
+/// use skill_core::SkillMap;
+/// use skill_guard::RouteGuards;
+/// use skill_checkup::{check_map, check_compiled_map};
+///
+/// let map: SkillMap = serde_json::from_str(r#"{
+///     "skills": [{ "id": "triage" }, { "id": "refunds" }], "entries": ["triage"],
+///     "routes": [{ "from": "triage", "to": "refunds", "guard": { "amount": { "gte": 100 } } }]
+/// }"#)?;
+/// let guards = RouteGuards::compile(&map)?;
+/// assert_eq!(check_compiled_map(&map, &guards), check_map(&map));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn check_compiled_map(map: &SkillMap, guards: &RouteGuards) -> Checkup {
+    let compiled: Vec<Compiled<'_>> = map
+        .routes
+        .iter()
+        .enumerate()
+        .map(|(index, route)| route.guard.as_ref().and(guards.guard(index)).map(Ok))
+        .collect();
+    check(map, &compiled)
+}
+
+/// One route's guard as the checks see it: none, compiled, or refused.
+pub(crate) type Compiled<'g> = Option<Result<&'g Guard, &'g CompileError>>;
+
+fn check(map: &SkillMap, compiled: &[Compiled<'_>]) -> Checkup {
     let mut problems = Vec::new();
-    let judged = Routes::new(map);
+    let judged = Routes::new(map, compiled);
     names(map, &mut problems);
-    guards(map, &mut problems);
+    guards(map, compiled, &mut problems);
     problems.extend(redundant_conditions(&judged));
     routes(map, &mut problems);
     problems.extend(ambiguous_routes(&judged));
@@ -88,12 +132,12 @@ fn names(map: &SkillMap, problems: &mut Vec<Problem>) {
     }
 }
 
-fn guards(map: &SkillMap, problems: &mut Vec<Problem>) {
-    for route in &map.routes {
-        let Some(guard) = &route.guard else {
+fn guards(map: &SkillMap, compiled: &[Compiled<'_>], problems: &mut Vec<Problem>) {
+    for (route, guard) in map.routes.iter().zip(compiled) {
+        let Some(guard) = guard else {
             continue;
         };
-        match Guard::compile(guard) {
+        match guard {
             Err(error) => {
                 let message = format!(
                     "Route {}'s guard is refused ({}): {error}.",

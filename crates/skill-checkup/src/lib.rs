@@ -47,7 +47,7 @@ pub use authoring::{
 };
 pub use code::ProblemCode;
 pub use delivery::{Activation, DeliveryRefusal, Offender, tool_only_delivery_refusal};
-pub use graph::check_map;
+pub use graph::{check_compiled_map, check_map};
 pub use problem::{Checkup, Message, Problem, Severity};
 pub use vocabulary::check_vocabularies;
 

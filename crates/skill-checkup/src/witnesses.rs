@@ -6,11 +6,12 @@
 
 use skill_core::{IdHashMap, IdHashSet, Route, SkillMap};
 use skill_guard::{
-    Condition, Examination, Guard, NearMiss, Preconditions, Redundancy, Setting, Witness, examine,
-    witness,
+    Condition, Examination, NearMiss, Preconditions, Redundancy, Setting, Witness,
+    condition_caption, examine, witness,
 };
 
 use crate::code::ProblemCode;
+use crate::graph::Compiled;
 use crate::problem::Problem;
 
 /// Each route of a map as the witness checks see it.
@@ -28,22 +29,21 @@ struct Judged {
 }
 
 impl<'m> Routes<'m> {
-    /// Every route's guard compiled and examined once.
-    pub(crate) fn new(map: &'m SkillMap) -> Routes<'m> {
+    /// Every route's guard, `compiled` once by the caller, examined once.
+    pub(crate) fn new(map: &'m SkillMap, compiled: &[Compiled<'_>]) -> Routes<'m> {
         let judged = map
             .routes
             .iter()
-            .map(|route| {
+            .zip(compiled)
+            .map(|(route, guard)| {
                 let pre = Preconditions {
                     on_tool_statuses: route.on_tool_status.as_deref(),
                     on_tool_return_exact: route.on_tool_return.as_deref(),
                 };
                 let setting = Setting::new(&pre, Some(&route.from));
-                let conditions = match &route.guard {
+                let conditions = match guard {
                     None => Some(Vec::new()),
-                    Some(guard) => Guard::compile(guard)
-                        .ok()
-                        .map(|g| g.data().conditions().to_vec()),
+                    Some(guard) => guard.ok().map(|g| g.data().conditions().to_vec()),
                 };
                 let examination = match &conditions {
                     Some(conditions) if route.is_deterministic() => examine(conditions, &setting),
@@ -72,12 +72,7 @@ impl<'m> Routes<'m> {
 
 /// A condition as captions print it: `key OP value`.
 fn caption(condition: &Condition) -> String {
-    format!(
-        "{} {} {}",
-        condition.key,
-        condition.op.symbol(),
-        condition.value
-    )
+    condition_caption(&condition.key, condition.op, &condition.value)
 }
 
 /// `redundant-condition`: every condition of a guard with a witness that no

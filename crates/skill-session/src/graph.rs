@@ -22,7 +22,7 @@ impl GraphError {
     /// The stable code of the error.
     pub fn code(&self) -> &'static str {
         match self {
-            GraphError::GuardRefused(_) => "guard-refused",
+            GraphError::GuardRefused(errors) => errors.code(),
         }
     }
 }
@@ -63,19 +63,28 @@ impl Graph {
     /// every such route (`route triage→refunds: …`).
     pub fn new(map: SkillMap) -> Result<Self, GraphError> {
         let guards = RouteGuards::compile(&map)?;
+        Ok(Graph::with_guards(map, guards))
+    }
+
+    /// A graph of `map` whose route guards a host compiled already (to
+    /// check the map with the same guards: `skill_checkup::
+    /// check_compiled_map`), so that no guard is compiled twice. `guards`
+    /// must be `RouteGuards::compile(&map)`'s: route `i` is judged by guard
+    /// `i`.
+    pub fn with_guards(map: SkillMap, guards: RouteGuards) -> Self {
         let mut positions = IdHashMap::default();
         for (at, skill) in map.skills.iter().enumerate() {
             positions.entry(skill.id.clone()).or_insert(at);
         }
         let open = map.open_skills().into_iter().map(str::to_owned).collect();
-        Ok(Graph {
+        Graph {
             guards,
             positions,
             open,
             declared: Arc::new(DeclaredMap::of(&map)),
             list_skills: list_skills(&map.skills),
             map,
-        })
+        }
     }
 
     /// The map.

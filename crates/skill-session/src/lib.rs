@@ -66,7 +66,7 @@ pub use record::{
     DeclaredSkill, Event, GuardRecord, MoveBy, MoveEvent, OfferEvent, Posture, RECORD_VERSION,
     RESULT_HEAD_BYTES, ReadEvent, Refusal, ResultEvent, StartEvent, TurnEvent,
 };
-pub use replay::{ReplayError, replay};
+pub use replay::{ReplayError, first_difference, replay};
 pub use run::{Run, RunAnswer, RunCall, RunRead};
 pub use session::{CallAnswer, ReadAnswer, ReadError, Session, SessionConfig, skill_content};
 /// The offer view as the record keeps it (an `offer` event's `view`), from

@@ -60,6 +60,9 @@ impl RecordError {
 pub struct Record {
     /// Its events, in order.
     pub events: Vec<Event>,
+    /// The line each event was read from, from 1 (blank lines are
+    /// skipped, so these can differ from the events' positions).
+    pub lines: Vec<usize>,
     /// When the last line was cut off mid-line: its number, from 1. The
     /// events stop before it.
     pub cut_at_line: Option<usize>,
@@ -95,6 +98,7 @@ impl Record {
 /// ```
 pub fn read_record(text: &str) -> Result<Record, RecordError> {
     let mut events = Vec::new();
+    let mut numbers = Vec::new();
     let ends_whole = text.is_empty() || text.ends_with('\n');
     let lines: Vec<&str> = text.lines().collect();
     for (at, raw) in lines.iter().enumerate() {
@@ -107,6 +111,7 @@ pub fn read_record(text: &str) -> Result<Record, RecordError> {
             Err(error) if error.is_eof() && !ends_whole && line == lines.len() => {
                 return Ok(Record {
                     events,
+                    lines: numbers,
                     cut_at_line: Some(line),
                 });
             }
@@ -125,9 +130,11 @@ pub fn read_record(text: &str) -> Result<Record, RecordError> {
             });
         }
         events.push(event);
+        numbers.push(line);
     }
     Ok(Record {
         events,
+        lines: numbers,
         cut_at_line: None,
     })
 }

@@ -11,7 +11,7 @@
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use skill_core::{Menu, Route, SkillMap, TargetClass, Trigger};
+use skill_core::{Menu, Route, Skill, SkillMap, TargetClass, ToolDecl, Trigger};
 use skill_guard::{ConditionValue, Conflict, GuardEvaluation, Operator};
 use skill_tools::OwnedOfferView;
 
@@ -252,6 +252,42 @@ pub struct DeclaredMap {
 }
 
 impl DeclaredMap {
+    /// The map this declaration describes, as far as a session reads it:
+    /// the skills (id, description, trigger and tool names, with no bodies),
+    /// the entries and the routes. A session on it makes the decisions a
+    /// session on the original map made, so a record can be replayed from
+    /// itself alone.
+    ///
+    /// ```
+    /// use skill_core::SkillMap;
+    /// use skill_session::DeclaredMap;
+    ///
+    /// let map: SkillMap = serde_json::from_str(r#"{
+    ///     "skills": [{ "id": "triage", "tools": [{ "name": "lookup_order" }] }, { "id": "audit", "trigger": "rule" }],
+    ///     "entries": ["triage"]
+    /// }"#)?;
+    /// let declared = DeclaredMap::of(&map);
+    /// assert_eq!(DeclaredMap::of(&declared.to_map()), declared);
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
+    pub fn to_map(&self) -> SkillMap {
+        SkillMap {
+            skills: self
+                .skills
+                .iter()
+                .map(|declared| {
+                    let mut skill = Skill::new(declared.id.clone());
+                    skill.description.clone_from(&declared.description);
+                    skill.trigger = declared.trigger;
+                    skill.tools = declared.tools.iter().map(ToolDecl::new).collect();
+                    skill
+                })
+                .collect(),
+            entries: self.entries.clone(),
+            routes: self.routes.clone(),
+        }
+    }
+
     /// What the record declares of `map`.
     pub fn of(map: &SkillMap) -> Self {
         DeclaredMap {

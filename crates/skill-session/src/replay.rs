@@ -47,8 +47,8 @@ impl ReplayError {
     /// The stable code of the error.
     pub fn code(&self) -> &'static str {
         match self {
-            ReplayError::MissingStart { .. } => "replay-missing-start",
-            ReplayError::SecondStart { .. } => "replay-second-start",
+            ReplayError::MissingStart { .. } => "record-missing-start",
+            ReplayError::SecondStart { .. } => "record-second-start",
             ReplayError::Read { .. } => "replay-unknown-skill",
         }
     }
@@ -57,9 +57,10 @@ impl ReplayError {
 /// Feed `events`' inputs into a fresh session on `graph` (with the recorded
 /// posture, hidden ids and call policy) and return the record it writes.
 ///
-/// The result equals `events` when the record was written on this graph and
-/// no result was longer than the 4 KiB the record keeps of it (a longer one
-/// is replayed from its kept head, which a guard may read differently).
+/// The result equals `events` when the record was written on this graph,
+/// unless a guard read a result past the 4 KiB the record keeps of it (a
+/// longer result is replayed from its kept head, with its recorded length).
+/// [`first_difference`] says where two records part.
 ///
 /// # Errors
 ///
@@ -95,15 +96,37 @@ pub fn replay(graph: &Arc<Graph>, events: &[Event]) -> Result<Vec<Event>, Replay
             Event::Call(call) => {
                 session.call_tool(&call.tool_name);
             }
-            Event::Result(result) => session.observe(ToolResult {
-                tool_name: result.tool_name.clone(),
-                result: result.result.clone(),
-                status: result.status.clone(),
-            }),
+            Event::Result(result) => session.observe_measured(
+                ToolResult {
+                    tool_name: result.tool_name.clone(),
+                    result: result.result.clone(),
+                    status: result.status.clone(),
+                },
+                result.bytes,
+            ),
             Event::Move(_) => {
                 session.end_iteration();
             }
         }
     }
     Ok(session.take_events())
+}
+
+/// Where `replayed` first parts from `recorded`: the position of the first
+/// event that differs, or of the first event one of them lacks; `None`
+/// when they are equal.
+///
+/// ```
+/// use skill_session::{Event, TurnEvent, first_difference};
+///
+/// let turn = |message: &str| Event::Turn(TurnEvent { iteration: 1, user_message: message.into(), menu: None });
+/// assert_eq!(first_difference(&[turn("a")], &[turn("a")]), None);
+/// assert_eq!(first_difference(&[turn("a"), turn("b")], &[turn("a"), turn("c")]), Some(1));
+/// assert_eq!(first_difference(&[turn("a")], &[turn("a"), turn("b")]), Some(1));
+/// ```
+pub fn first_difference(recorded: &[Event], replayed: &[Event]) -> Option<usize> {
+    let common = recorded.len().min(replayed.len());
+    (0..common)
+        .find(|&at| recorded[at] != replayed[at])
+        .or_else(|| (recorded.len() != replayed.len()).then_some(common))
 }

@@ -59,7 +59,7 @@ impl ReadError {
     /// The stable code of the error.
     pub fn code(&self) -> &'static str {
         match self {
-            ReadError::UnknownSkill { .. } => "unknown-skill",
+            ReadError::UnknownSkill { .. } => "read-unknown-skill",
         }
     }
 }
@@ -444,12 +444,20 @@ impl Session {
     /// is not [offered](Self::offers_call) is recorded with `offered:
     /// false`.
     pub fn observe(&mut self, result: ToolResult) {
+        let bytes = result.result.len();
+        self.observe_measured(result, bytes);
+    }
+
+    /// [`observe`](Self::observe) a result whose whole length was `bytes`:
+    /// a replay has only the recorded head of a long result, and records
+    /// the length the original had.
+    pub(crate) fn observe_measured(&mut self, result: ToolResult, bytes: usize) {
         let offered = self.offers_call(&result.tool_name);
         self.events.push(Event::Result(ResultEvent {
             iteration: self.iteration,
             tool_name: result.tool_name.clone(),
             status: result.status.clone(),
-            bytes: result.result.len(),
+            bytes,
             result: head(&result.result).to_owned(),
             offered,
         }));
@@ -828,7 +836,7 @@ mod tests {
         let mut session = session(Posture::Assist);
         let before = session.events().len();
         let error = session.read_skill("biling").unwrap_err();
-        assert_eq!(error.code(), "unknown-skill");
+        assert_eq!(error.code(), "read-unknown-skill");
         assert_eq!(
             error.to_string(),
             "read_skill was called with id \"biling\", which is not a skill of this map (did you mean \"billing\"?); pass one of the ids in read_skill's schema"

@@ -1,11 +1,16 @@
 //! The commands of the `skillgraph` binary: argument parsing, and each
-//! command's output in text or JSON. `play`, `explain`, `test` (in
-//! `cases`) and `guard --witness` (in `witness`) have modules of their own.
+//! command's output in text or JSON. `play`, `replay`, `explain`, `test`
+//! (in `cases`) and `guard --witness` (in `witness`) have modules of their
+//! own; every command prints through `output`.
 
 mod cases;
 mod explain;
+mod output;
 mod play;
+mod replay;
 mod witness;
+
+pub(crate) use output::warn;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -13,12 +18,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use skillgraph::skill_checkup::{Checkup, Problem};
-use skillgraph::skill_core::did_you_mean;
-use skillgraph::skill_core::{GuardViewInput, ReadSkillOffer, SkillMap, ToolResult};
+use skillgraph::skill_core::{GuardViewInput, ReadSkillOffer, SkillMap, ToolResult, did_you_mean};
 use skillgraph::skill_explain::mermaid;
-use skillgraph::skill_guard::{CompiledMap, Evaluation, Guard, Iteration};
+use skillgraph::skill_guard::{CompiledMap, Evaluation, Guard, Iteration, RouteGuards};
 use skillgraph::skill_session::CallPolicy;
-use skillgraph::skill_session::Graph;
 use skillgraph::skill_tools::{HostFormat, ToolDescriptor, list_skills, read_skill};
 use skillgraph::{LoadError, Loaded, RecordFileError, load};
 use skillgraph_mcp::{ServeConfig, ServeError};
@@ -29,10 +32,11 @@ const EXAMPLES: &str = "Examples:
   skillgraph route examples/support-desk --cursor triage --results examples/support-desk/results/risky-order.jsonl
   skillgraph draw examples/support-desk
   skillgraph play examples/support-desk --record run.jsonl < examples/support-desk/conversations/refund.jsonl
+  skillgraph replay run.jsonl
   skillgraph explain run.jsonl
   skillgraph guard --guard '{\"riskLevel\":{\"in\":[\"high\"]}}' --view '{\"toolName\":\"lookup_order\",\"result\":\"{\\\"riskLevel\\\":\\\"high\\\"}\"}'
 
-Exit codes: 0 success (warnings allowed), 1 the map or guard has errors, 2 the input cannot be used.";
+Exit codes: 0 success (warnings allowed), 1 the map or guard has errors, a test case fails or a replay differs, 2 the input cannot be used.";
 
 /// Check, inspect and run an explainable skill graph.
 #[derive(Debug, Parser)]
@@ -151,6 +155,22 @@ enum Command {
         #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
         upstream_timeout: u64,
     },
+    /// Reproduce a run from its record: the same inputs on the same map must
+    /// write the same record.
+    ///
+    /// The map is the one the record's start event declares, or the map at
+    /// --map (to learn whether a changed map still makes the same
+    /// decisions).
+    #[command(
+        after_help = "Examples:\n  skillgraph replay run.jsonl\n  skillgraph replay run.jsonl --map examples/support-desk\n\nExit codes: 0 the record is reproduced exactly, 1 the replay parts from the record (the first line that differs is named, with the field), 2 the record cannot be used."
+    )]
+    Replay {
+        /// The record: JSON lines written by `play --record`, `serve --record` or a host.
+        record: PathBuf,
+        /// Replay on this map (a skillmap.json file or a folder) instead of the record's own.
+        #[arg(long, value_name = "PATH")]
+        map: Option<PathBuf>,
+    },
     /// Explain a session's record: where the cursor ended, and why.
     #[command(
         after_help = "Examples:\n  skillgraph explain run.jsonl\n  skillgraph explain run.jsonl --iteration 2 --format json\n  skillgraph explain run.jsonl --format mermaid > run.mmd\n\nExit codes: 0 explained (a record cut mid-line is explained up to the cut, with a warning), 2 the record cannot be used (another version, a bad line, an iteration it does not end)."
@@ -244,6 +264,11 @@ impl Failure {
             message: message.into(),
         }
     }
+
+    /// The command's output could not be written (`output`, exit 2).
+    fn output(message: impl Into<String>) -> Self {
+        Failure::unusable("output", message)
+    }
 }
 
 impl From<LoadError> for Failure {
@@ -290,7 +315,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
             message,
         } => route(&path, &cursor, &results, iteration, &message),
         Command::Draw { path } => {
-            print!("{}", mermaid(&load(&path)?.map));
+            output::print(&mermaid(&load(&path)?.map))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Play {
@@ -318,6 +343,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
             skillgraph_mcp::serve_stdio(&config)?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Replay { record, map } => replay::replay_command(&record, map.as_deref()),
         Command::Explain {
             record,
             iteration,
@@ -352,10 +378,11 @@ fn compile_map<'m>(map: &'m SkillMap, path: &Path) -> Result<CompiledMap<'m>, Fa
     CompiledMap::new(map).map_err(|errors| refused_map(errors.code(), &errors, path))
 }
 
-/// The shared graph of the map read from `path`, for a session (`play`,
-/// `serve`); a refused guard is refused as [`compile_map`] refuses it.
-fn session_graph(map: SkillMap, path: &Path) -> Result<Graph, Failure> {
-    Graph::new(map).map_err(|err| refused_map(err.code(), &err, path))
+/// Every route guard of the map read from `path`, compiled once for a
+/// session's graph and its check-up (`play`); a refused guard is refused as
+/// [`compile_map`] refuses it.
+fn compile_guards(map: &SkillMap, path: &Path) -> Result<RouteGuards, Failure> {
+    RouteGuards::compile(map).map_err(|errors| refused_map(errors.code(), &errors, path))
 }
 
 /// A map error (exit 1): what was refused, and the command that shows every
@@ -370,16 +397,11 @@ fn refused_map(code: &'static str, err: &dyn std::fmt::Display, path: &Path) -> 
     )
 }
 
-fn to_json(value: &impl serde::Serialize) -> Result<String, Failure> {
-    serde_json::to_string_pretty(value)
-        .map_err(|err| Failure::invalid("output", format!("could not write JSON: {err}")))
-}
-
 fn check(path: &Path, format: Format) -> Result<ExitCode, Failure> {
     let checkup = load(path)?.checkup();
     match format {
-        Format::Json => println!("{}", to_json(&checkup)?),
-        Format::Text => print!("{}", render_checkup(&checkup)),
+        Format::Json => output::print_json(&checkup)?,
+        Format::Text => output::print(&render_checkup(&checkup))?,
     }
     Ok(if checkup.ok() {
         ExitCode::SUCCESS
@@ -441,7 +463,7 @@ fn known_skill(map: &SkillMap, id: &str, flag: &str) -> Result<(), Failure> {
     };
     let hint = did_you_mean(id, ids.iter().map(String::as_str));
     Err(Failure::unusable(
-        "unknown-skill",
+        "unknown-skill-argument",
         format!(
             "{flag} names \"{id}\", which is not a skill of the map{hint}; the skills are: {shown}"
         ),
@@ -480,12 +502,12 @@ fn tools(
     let host = match format {
         ToolFormat::Text => {
             if descriptors.is_empty() {
-                println!(
-                    "(no tools: the map has no skills, or a decision tree leaves none to open)"
-                );
+                output::print_line(
+                    "(no tools: the map has no skills, or a decision tree leaves none to open)",
+                )?;
             }
             for tool in &descriptors {
-                println!("{}\n{}\n", tool.name, indent(&tool.description));
+                output::print(&format!("{}\n{}\n\n", tool.name, indent(&tool.description)))?;
             }
             return Ok(ExitCode::SUCCESS);
         }
@@ -498,7 +520,7 @@ fn tools(
         .map(|tool| tool.to_host(host))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|err| Failure::invalid(err.code(), err.to_string()))?;
-    println!("{}", to_json(&tools)?);
+    output::print_json(&tools)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -553,7 +575,7 @@ fn route(
             user_message: message,
         },
     );
-    println!("{}", to_json(&moved)?);
+    output::print_json(&moved)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -586,8 +608,8 @@ fn guard_command(guard: &str, view: &str, format: Format) -> Result<ExitCode, Fa
     let compiled = compile_guard(&guard_json)?;
     let evaluation = compiled.evaluate(&input.view());
     match format {
-        Format::Json => println!("{}", to_json(&evaluation)?),
-        Format::Text => print!("{}", evidence_table(&evaluation)),
+        Format::Json => output::print_json(&evaluation)?,
+        Format::Text => output::print(&evidence_table(&evaluation))?,
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -723,3 +723,71 @@ async fn skills_read_as_resources_go_through_the_read_gate() {
     assert!(refused.to_string().contains("refunds"), "{refused}");
     client.cancel().await.expect("the client closes");
 }
+
+/// `skillgraph replay RECORD`: its exit code and standard error.
+fn replayed(record: &Path) -> (Option<i32>, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_skillgraph"))
+        .arg("replay")
+        .arg(record)
+        .output()
+        .expect("the binary runs");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_served_record_replays_to_itself_under_every_call_policy() {
+    for (name, args, policy) in [
+        ("replay-scoped", &[][..], "scoped"),
+        ("replay-all", &["--all-tools"][..], "all"),
+        ("replay-strict", &["--strict-tools"][..], "strict"),
+    ] {
+        let dir = desk(name, one_upstream(), |_| {});
+        let record = dir.join("run.jsonl");
+        let record_arg = record.display().to_string();
+        let (client, _) = connect(&dir, &[args, &["--record", &record_arg]].concat()).await;
+        tool_names(&client).await;
+        // Not carried by triage: forwarded (scoped, all) or refused (strict).
+        let refund = call(&client, "issue_refund", json!({"order_id": 4412}))
+            .await
+            .expect("answered");
+        assert_eq!(
+            refund.is_error == Some(true),
+            policy == "strict",
+            "{name}: {refund:?}"
+        );
+        // A risky order moves the run to refunds by its route.
+        call(&client, "lookup_order", json!({"order_id": 4412}))
+            .await
+            .expect("answered");
+        call(&client, "read_skill", json!({"id": "faq"}))
+            .await
+            .expect("answered");
+        call(&client, "read_skill", json!({"id": "triage"}))
+            .await
+            .expect("answered");
+        tool_names(&client).await;
+        client.cancel().await.expect("the client closes");
+        let text = std::fs::read_to_string(&record).expect("the record");
+        assert!(
+            text.lines()
+                .next()
+                .is_some_and(|start| start.contains(&format!(r#""tools":"{policy}""#))),
+            "{name}: the start event holds the policy: {text}"
+        );
+        assert_eq!(
+            text.contains(r#""event":"call""#),
+            policy == "strict",
+            "{name}: a refused call is recorded: {text}"
+        );
+        assert_eq!(
+            moves(&text).len(),
+            4,
+            "{name}: every read and call is an iteration: {text}"
+        );
+        let (code, stderr) = replayed(&record);
+        assert_eq!(code, Some(0), "{name}: {stderr}");
+    }
+}

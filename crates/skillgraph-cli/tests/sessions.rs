@@ -157,7 +157,7 @@ fn a_bad_line_gets_an_error_answer_and_the_session_goes_on() {
         error(3)
     );
     let (code, message) = error(4);
-    assert_eq!(code, "unknown-skill");
+    assert_eq!(code, "read-unknown-skill");
     assert!(message.contains("did you mean \"billing\"?"), "{message}");
     let (code, message) = error(5);
     assert_eq!(code, "unknown-status");

@@ -8,8 +8,9 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use skill_checkup::{Checkup, Problem, ProblemCode, check_map};
+use skill_checkup::{Checkup, Problem, ProblemCode, check_compiled_map, check_map};
 use skill_core::{Flavor, Route, Skill, SkillMap, Step, SurfaceMode, ToolDecl, Trigger};
+use skill_guard::RouteGuards;
 
 use skill_md::{FileFault, SkillFile, read_skill_md};
 
@@ -37,8 +38,20 @@ pub struct Loaded {
 impl Loaded {
     /// The check-up of the map, the loading problems first.
     pub fn checkup(&self) -> Checkup {
+        self.with_loading_problems(check_map(&self.map))
+    }
+
+    /// [`checkup`](Self::checkup) with the route guards compiled already
+    /// (`RouteGuards::compile(&self.map)`), so that a host that runs the
+    /// map too compiles each guard once: the same guards then build its
+    /// `Graph::with_guards`.
+    pub fn checkup_with(&self, guards: &RouteGuards) -> Checkup {
+        self.with_loading_problems(check_compiled_map(&self.map, guards))
+    }
+
+    fn with_loading_problems(&self, checkup: Checkup) -> Checkup {
         let mut problems = self.problems.clone();
-        problems.extend(check_map(&self.map).problems);
+        problems.extend(checkup.problems);
         Checkup::from_problems(problems)
     }
 }

@@ -15,7 +15,7 @@ use skillgraph::skill_guard::{
 };
 use skillgraph::{Loaded, load};
 
-use super::{Failure, compile_map, read_file};
+use super::{Failure, compile_map, output, read_file};
 
 /// The file `--generate` writes, under `DIR/tests/`.
 const GENERATED: &str = "generated.jsonl";
@@ -91,18 +91,18 @@ fn run_cases(tests: &Path, compiled: &CompiledMap<'_>) -> Result<ExitCode, Failu
     for (place, case) in &cases {
         let moved = case.resolve(compiled);
         if moved.to == case.expect.to {
-            println!("ok    {place} {}", case.name);
+            output::print_line(&format!("ok    {place} {}", case.name))?;
         } else {
             failed += 1;
-            print!("{}", failure_report(place, case, &moved));
+            output::print(&failure_report(place, case, &moved))?;
         }
     }
-    println!(
+    output::print_line(&format!(
         "\n{} passed, {failed} failed ({} cases in {} files)",
         cases.len() - failed,
         cases.len(),
         files.len()
-    );
+    ))?;
     Ok(if failed == 0 {
         ExitCode::SUCCESS
     } else {
@@ -242,7 +242,7 @@ fn write_generated(tests: &Path, compiled: &CompiledMap<'_>) -> Result<ExitCode,
         }
         for case in cases {
             let json = serde_json::to_string(&case).map_err(|err| {
-                Failure::invalid("output", format!("could not write JSON: {err}"))
+                Failure::output(format!("cannot write the output as JSON: {err}"))
             })?;
             lines.push_str(&json);
             lines.push('\n');
@@ -258,8 +258,8 @@ fn write_generated(tests: &Path, compiled: &CompiledMap<'_>) -> Result<ExitCode,
                 format!("{}: cannot be written: {err}", file.display()),
             )
         })?;
-    print!("{notes}");
-    println!("wrote {count} cases to {}", file.display());
+    output::print(&notes)?;
+    output::print_line(&format!("wrote {count} cases to {}", file.display()))?;
     Ok(ExitCode::SUCCESS)
 }
 

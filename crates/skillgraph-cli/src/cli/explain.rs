@@ -10,7 +10,7 @@ use clap::ValueEnum;
 use skillgraph::skill_explain::explain;
 use skillgraph::skill_session::read_record;
 
-use super::{Failure, to_json};
+use super::{Failure, output};
 
 /// How `explain` prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -41,14 +41,14 @@ pub(super) fn explain_command(
     let record = read_record(&text)
         .map_err(|err| Failure::unusable(err.code(), format!("{}: {err}", file.display())))?;
     if let Some(warning) = record.warning() {
-        eprintln!("warning: {}: {warning}", file.display());
+        output::warn(&format!("warning: {}: {warning}", file.display()));
     }
     let explanation = explain(&record, iteration)
         .map_err(|err| Failure::unusable(err.code(), format!("{}: {err}", file.display())))?;
     match format {
-        ExplainFormat::Text => print!("{}", explanation.to_text()),
-        ExplainFormat::Json => println!("{}", to_json(&explanation)?),
-        ExplainFormat::Mermaid => print!("{}", explanation.to_mermaid()),
+        ExplainFormat::Text => output::print(&explanation.to_text())?,
+        ExplainFormat::Json => output::print_json(&explanation)?,
+        ExplainFormat::Mermaid => output::print(&explanation.to_mermaid())?,
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -4,7 +4,7 @@
 //! bad line gets an error answer naming the line and what was expected, and
 //! the session goes on.
 
-use std::io::{BufRead, Write};
+use std::io::BufRead;
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -12,14 +12,12 @@ use std::sync::Arc;
 use clap::ValueEnum;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use skillgraph::load;
 use skillgraph::skill_core::{Menu, ResultStatus, ToolResult, did_you_mean};
-use skillgraph::skill_session::{Posture, Session};
+use skillgraph::skill_session::{Graph, Posture, Session};
 use skillgraph::skill_tools::HostFormat;
+use skillgraph::{RecordWriter, load};
 
-use skillgraph::RecordWriter;
-
-use super::{Failure, session_graph};
+use super::{Failure, compile_guards, output};
 
 /// The session's posture, as the command line spells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -107,21 +105,21 @@ pub(super) fn play(
     record: Option<&Path>,
 ) -> Result<ExitCode, Failure> {
     let loaded = load(path)?;
-    let errors = loaded.checkup().errors().count();
+    // Each route guard is compiled once, for the check-up and the session.
+    let guards = compile_guards(&loaded.map, path)?;
+    let errors = loaded.checkup_with(&guards).errors().count();
     if errors > 0 {
-        eprintln!(
+        output::warn(&format!(
             "warning: the map has {errors} error(s) in its check-up; the session runs as the map is (see `skillgraph check {}`)",
             path.display()
-        );
+        ));
     }
-    let graph = session_graph(loaded.map, path)?;
+    let graph = Graph::with_guards(loaded.map, guards);
     let mut writer = record.map(RecordWriter::create).transpose()?;
     let mut session = Session::new(Arc::new(graph), posture.into(), Vec::new());
     if let Some(writer) = writer.as_mut() {
         writer.write(session.take_events())?;
     }
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
     for (at, line) in std::io::stdin().lock().lines().enumerate() {
         let line = line.map_err(|err| {
             Failure::unusable(
@@ -137,9 +135,9 @@ pub(super) fn play(
         if let Some(writer) = writer.as_mut() {
             writer.write(session.take_events())?;
         }
-        writeln!(out, "{answer}")
-            .and_then(|()| out.flush())
-            .map_err(|err| Failure::unusable("output", format!("cannot write an answer: {err}")))?;
+        // A reader that went away drops the answers; the session, and its
+        // record, go on to the end of the input.
+        output::print_line(&answer.to_string())?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -232,7 +230,7 @@ fn turn_step(value: Value, session: &Session) -> Result<Step, Refused> {
         if map.skill(&candidate.id).is_none() {
             let hint = did_you_mean(&candidate.id, map.skills.iter().map(|s| s.id.as_str()));
             return Err(refused(
-                "unknown-skill",
+                "menu-unknown-skill",
                 format!(
                     "the menu names \"{}\", which is not a skill of the map{hint}",
                     candidate.id

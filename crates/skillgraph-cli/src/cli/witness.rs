@@ -12,7 +12,7 @@ use skillgraph::skill_guard::{
     Condition, Examination, NearMiss, Redundancy, Setting, Witness, examine,
 };
 
-use super::{Failure, Format, compile_guard, guard_json, to_json};
+use super::{Failure, Format, compile_guard, guard_json, output};
 
 /// Why no view passes, as JSON prints it.
 #[derive(Serialize)]
@@ -47,8 +47,8 @@ pub(super) fn witness_command(guard: &str, format: Format) -> Result<ExitCode, F
     let examination = examine(conditions, &Setting::default());
     let out = answer(conditions, &examination);
     match format {
-        Format::Json => println!("{}", to_json(&out)?),
-        Format::Text => print!("{}", render(&out)?),
+        Format::Json => output::print_json(&out)?,
+        Format::Text => output::print(&render(&out)?)?,
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -134,5 +134,5 @@ fn render(out: &WitnessOut<'_>) -> Result<String, Failure> {
 /// A view on one line, ready to paste after `--view`.
 fn to_json_line(view: &GuardViewInput) -> Result<String, Failure> {
     serde_json::to_string(view)
-        .map_err(|err| Failure::invalid("output", format!("could not write JSON: {err}")))
+        .map_err(|err| Failure::output(format!("cannot write the output as JSON: {err}")))
 }

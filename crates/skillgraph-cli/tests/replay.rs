@@ -1,0 +1,194 @@
+//! `skillgraph replay RECORD` end to end (SPEC §8.4): records written by
+//! `play` reproduce themselves from the record alone; a tampered record, or
+//! the record replayed on a changed map, exits 1 naming the first line that
+//! differs and the field where the two part. (`tests/serve.rs` replays the
+//! records `serve` writes under each call policy.)
+
+mod common;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use common::{example, scratch, skillgraph};
+
+/// Play `script` on the support desk under `posture`, recording to a file of
+/// its own; the record's path.
+fn played(name: &str, posture: &str, script: &str) -> PathBuf {
+    let record = scratch("replay", name).join("run.jsonl");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skillgraph"))
+        .arg("play")
+        .arg(example())
+        .args(["--posture", posture, "--record"])
+        .arg(&record)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    child
+        .stdin
+        .take()
+        .expect("a pipe")
+        .write_all(script.as_bytes())
+        .expect("the script is written");
+    let output = child.wait_with_output().expect("play ends");
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    record
+}
+
+fn replay(record: &Path, extra: &[&str]) -> Output {
+    let record = record.display().to_string();
+    skillgraph(&[&["replay", record.as_str()], extra].concat())
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+const SCRIPTS: [(&str, &str); 3] = [
+    (
+        "rails",
+        "{\"turn\": \"my invoice\"}\n{\"tools\": \"mcp\"}\n{\"read\": \"billing\"}\n{\"end\": true}\n{\"result\": {\"tool_name\": \"lookup_invoice\", \"result\": \"{}\"}}\n{\"end\": true}\n{\"result\": {\"tool_name\": \"charge_history\", \"result\": {\"disputed\": true}}}\n{\"end\": true}\n",
+    ),
+    (
+        "guard",
+        "{\"turn\": {\"message\": \"refund\", \"menu\": {\"candidates\": [{\"id\": \"refunds\", \"relevance\": 0.9}]}}}\n{\"tools\": \"openai\"}\n{\"read\": \"billing\"}\n{\"read\": \"refunds\"}\n{\"end\": true}\n{\"result\": {\"tool_name\": \"issue_refund\", \"result\": \"{}\", \"status\": \"denied\"}}\n{\"end\": true}\n{\"turn\": \"and now?\"}\n{\"end\": true}\n",
+    ),
+    (
+        "assist",
+        "{\"turn\": \"hello\"}\n{\"read\": \"faq\"}\n{\"result\": {\"tool_name\": \"export_rows\", \"result\": \"[]\"}}\n{\"end\": true}\n",
+    ),
+];
+
+#[test]
+fn a_record_play_writes_replays_to_itself_from_the_record_alone() {
+    let refund = std::fs::read_to_string(example().join("conversations/refund.jsonl"))
+        .expect("the shipped conversation");
+    let mut scripts = vec![("assist", refund.as_str())];
+    scripts.extend(SCRIPTS);
+    for (at, (posture, script)) in scripts.into_iter().enumerate() {
+        let record = played(&format!("play-{at}"), posture, script);
+        let output = replay(&record, &[]);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "script {at}: {}",
+            stderr(&output)
+        );
+        let said = String::from_utf8_lossy(&output.stdout);
+        assert!(said.contains("the run is reproduced exactly"), "{said}");
+        let on_the_map = replay(&record, &["--map", &example().display().to_string()]);
+        assert_eq!(
+            on_the_map.status.code(),
+            Some(0),
+            "script {at} on the map that wrote it: {}",
+            stderr(&on_the_map)
+        );
+    }
+}
+
+#[test]
+fn a_tampered_record_names_the_first_line_and_field_that_differ() {
+    let refund = std::fs::read_to_string(example().join("conversations/refund.jsonl"))
+        .expect("the shipped conversation");
+    let record = played("tampered", "assist", &refund);
+    let text = std::fs::read_to_string(&record).expect("the record");
+    let (at, moved) = text
+        .lines()
+        .enumerate()
+        .map(|(n, line)| {
+            (
+                n,
+                serde_json::from_str::<serde_json::Value>(line).expect("JSON"),
+            )
+        })
+        .find(|(_, event)| event["event"] == "move" && event["to"] == "refunds")
+        .expect("the conversation moves to refunds");
+    let mut moved = moved;
+    moved["to"] = "billing".into();
+    let tampered: String = text
+        .lines()
+        .enumerate()
+        .map(|(n, line)| {
+            if n == at {
+                format!("{moved}\n")
+            } else {
+                format!("{line}\n")
+            }
+        })
+        .collect();
+    std::fs::write(&record, tampered).expect("the record is rewritten");
+    let output = replay(&record, &[]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let message = stderr(&output);
+    assert!(message.starts_with("error[replay-differs]: "), "{message}");
+    assert!(
+        message.contains(&format!("run.jsonl:{}:", at + 1)),
+        "names line {}: {message}",
+        at + 1
+    );
+    assert!(
+        message.contains(
+            r#"the "move" event's to is "billing" in the record, and the replay makes it "refunds""#
+        ),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_record_replayed_on_a_changed_map_differs_from_its_start() {
+    let (_, script) = SCRIPTS[0];
+    let record = played("changed-map", "rails", script);
+    let dir = scratch("replay", "changed-map-desk");
+    let map = std::fs::read_to_string(example().join("skillmap.json"))
+        .expect("the example's map")
+        .replace("\"disputed charge\"", "\"charge in dispute\"");
+    std::fs::write(dir.join("skillmap.json"), map).expect("the map is written");
+    copy_skills(&example().join("skills"), &dir.join("skills"));
+    let output = replay(&record, &["--map", &dir.display().to_string()]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let message = stderr(&output);
+    assert!(message.contains("run.jsonl:1: "), "{message}");
+    assert!(
+        message.contains(r#"the "start" event's map.routes[3].label is "disputed charge""#),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_record_that_is_not_one_is_unusable_input() {
+    let dir = scratch("replay", "unusable");
+    let file = common::write(
+        &dir,
+        "run.jsonl",
+        "{\"v\":1,\"event\":\"turn\",\"iteration\":1,\"user_message\":\"hi\"}\n",
+    );
+    let output = replay(Path::new(&file), &[]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).starts_with("error[record-missing-start]: "),
+        "{}",
+        stderr(&output)
+    );
+    let output = replay(&dir.join("missing.jsonl"), &[]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).starts_with("error[unreadable]: "),
+        "{}",
+        stderr(&output)
+    );
+}
+
+fn copy_skills(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("a folder can be made");
+    for entry in std::fs::read_dir(from).expect("the folder reads") {
+        let entry = entry.expect("an entry");
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_skills(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).expect("a file copies");
+        }
+    }
+}
