@@ -45,7 +45,7 @@ mod view_input;
 
 pub use id_hash::{BuildIdHasher, IdHashMap, IdHashSet, IdHasher};
 pub use map::{Route, SkillMap};
-pub use number::exact_integer;
+pub use number::{exact_integer, js_number};
 pub use offer::{Menu, MenuCandidate, ReadSkillOffer};
 pub use skill::{Flavor, Routing, Skill, Step, ToolDecl, Trigger, Via};
 pub use spelling::{did_you_mean, nearest, suggestion};

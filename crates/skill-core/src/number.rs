@@ -25,6 +25,31 @@ pub fn exact_integer(n: f64) -> Option<i64> {
     (n.fract() == 0.0 && n.abs() <= EXACT).then_some(n as i64)
 }
 
+/// Serialize `n` as `JSON.stringify` writes a JavaScript number: an
+/// integral one without a fraction (`1`, not `1.0`), another finite one as
+/// it is, and NaN or an infinity as `null`. For `#[serde(serialize_with)]`
+/// (serde passes the field by reference).
+///
+/// ```
+/// #[derive(serde::Serialize)]
+/// struct View {
+///     #[serde(serialize_with = "skill_core::js_number")]
+///     iteration: f64,
+/// }
+/// assert_eq!(serde_json::to_string(&View { iteration: 1.0 })?, r#"{"iteration":1}"#);
+/// assert_eq!(serde_json::to_string(&View { iteration: 2.5 })?, r#"{"iteration":2.5}"#);
+/// assert_eq!(serde_json::to_string(&View { iteration: f64::INFINITY })?, r#"{"iteration":null}"#);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde passes fields by reference
+pub fn js_number<S: serde::Serializer>(n: &f64, serializer: S) -> Result<S::Ok, S::Error> {
+    match exact_integer(*n) {
+        Some(int) => serializer.serialize_i64(int),
+        None if n.is_finite() => serializer.serialize_f64(*n),
+        None => serializer.serialize_unit(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

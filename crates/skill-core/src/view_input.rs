@@ -50,7 +50,11 @@ pub struct GuardViewInput {
     pub status: Option<String>,
     /// The iteration number; NaN when left out (see the type's notes), and
     /// left out when written if NaN, so a written view reads back the same.
-    #[serde(default = "missing_iteration", skip_serializing_if = "is_nan")]
+    #[serde(
+        default = "missing_iteration",
+        skip_serializing_if = "is_nan",
+        serialize_with = "crate::js_number"
+    )]
     pub iteration: f64,
     /// The user's message for this turn (empty when left out).
     #[serde(default)]

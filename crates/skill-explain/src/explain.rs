@@ -715,4 +715,55 @@ mod tests {
         let json = serde_json::to_string(&explained).expect("JSON");
         assert_eq!(json.matches(r#""offered":false"#).count(), 1, "{json}");
     }
+
+    #[test]
+    fn the_route_that_fired_is_named_by_its_index() {
+        // Two routes join triage and refunds; the second, unguarded one fires.
+        let map: SkillMap = serde_json::from_str(
+            r#"{"skills": [{"id": "triage"}, {"id": "refunds"}], "entries": ["triage"],
+                "routes": [
+                    {"from": "triage", "to": "refunds", "guard": {"risk": {"eq": "high"}}, "label": "risky"},
+                    {"from": "triage", "to": "refunds", "on_tool_status": ["failure"], "label": "git error"}
+                ]}"#,
+        )
+        .expect("a map");
+        let mut session = Session::new(
+            Arc::new(Graph::new(map).expect("a graph")),
+            Posture::Assist,
+            Vec::new(),
+        );
+        session.begin_turn("", None);
+        session.observe(ToolResult {
+            tool_name: "git".into(),
+            result: r#"{"risk":"low"}"#.into(),
+            status: Some("failure".into()),
+        });
+        session.end_iteration();
+        let text: String = session
+            .events()
+            .iter()
+            .map(|e| e.to_line() + "\n")
+            .collect();
+        let explained =
+            explain(&read_record(&text).expect("the record reads"), None).expect("explained");
+        let route = explained.chain[0].route.as_ref().expect("a route move");
+        assert_eq!(
+            (route.index, route.label.as_deref()),
+            (Some(1), Some("git error"))
+        );
+        assert!(
+            route.conditions.is_empty(),
+            "the route that fired has no guard"
+        );
+        assert_eq!(route.status.as_deref(), Some("failure"));
+        let out = explained.to_text();
+        assert!(
+            out.contains(r#"("git error"), fired by the result of git (status failure)"#),
+            "{out}"
+        );
+        assert!(
+            out.contains("route triage→refunds closed on git: risk = low"),
+            "{out}"
+        );
+    }
 }

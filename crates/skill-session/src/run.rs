@@ -171,3 +171,133 @@ impl Run {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use skill_core::SkillMap;
+
+    use super::*;
+    use crate::record::{CallPolicy, CallRefusal};
+    use crate::replay;
+
+    fn graph() -> Arc<Graph> {
+        let map: SkillMap = serde_json::from_value(json!({
+            "skills": [
+                {"id": "triage", "tools": [{"name": "lookup_order"}]},
+                {"id": "refunds", "body": "first body", "tools": [{"name": "issue_refund"}]},
+                {"id": "refunds", "body": "last body", "surface_mode": "system-prompt"},
+                {"id": "audit", "trigger": "rule", "tools": [{"name": "issue_refund"}]},
+                {"id": "vault", "tools": [{"name": "open_vault"}]}
+            ],
+            "entries": ["triage"],
+            "routes": [{"from": "triage", "to": "refunds", "guard": {"risk": {"eq": "high"}}}]
+        }))
+        .unwrap();
+        Arc::new(Graph::new(map).unwrap())
+    }
+
+    fn run(tools: CallPolicy, hidden: &[&str]) -> Run {
+        Run::new(
+            graph(),
+            SessionConfig {
+                tools,
+                hidden: hidden.iter().map(|id| (*id).to_owned()).collect(),
+                ..SessionConfig::default()
+            },
+        )
+    }
+
+    fn replays_to_itself(run: &mut Run) {
+        let events = run.take_events();
+        assert_eq!(replay(run.session().graph(), &events).unwrap(), events);
+    }
+
+    #[test]
+    fn a_read_answers_with_the_last_skill_of_its_id_whatever_its_mode() {
+        let mut run = run(CallPolicy::Scoped, &[]);
+        let read = run.read("refunds").unwrap();
+        assert!(read.accepted && read.changed);
+        assert_eq!(
+            read.text,
+            r#"<skill_content name="refunds">last body</skill_content>"#
+        );
+        assert_eq!(run.session().iteration(), 2, "a read is an iteration");
+        replays_to_itself(&mut run);
+    }
+
+    #[test]
+    fn strict_refuses_a_tool_no_active_skill_carries_records_it_and_ends_the_iteration() {
+        let mut run = run(CallPolicy::Strict, &["vault"]);
+        let RunCall::Refused { text } = run.call("issue_refund") else {
+            panic!("refused under strict");
+        };
+        assert!(
+            text.contains("skill 'refunds'; read_skill can take it from here"),
+            "{text}"
+        );
+        assert!(
+            text.contains("Skill 'audit' carries it too, but read_skill cannot take it from here"),
+            "{text}"
+        );
+        let RunCall::Refused { text } = run.call("open_vault") else {
+            panic!("refused under strict");
+        };
+        assert!(
+            !text.contains("vault'"),
+            "a hidden skill is never named: {text}"
+        );
+        assert_eq!(run.session().iteration(), 3);
+        let events = run.session().events();
+        let Some(Event::Call(call)) = events.iter().find(|e| e.kind() == "call") else {
+            panic!("a call event: {events:?}");
+        };
+        assert_eq!(
+            (call.refusal, call.allowed.as_slice()),
+            (
+                CallRefusal::NotOffered,
+                &["refunds".to_owned(), "audit".to_owned()][..]
+            )
+        );
+        replays_to_itself(&mut run);
+    }
+
+    #[test]
+    fn all_counts_every_call_as_offered_and_scoped_marks_the_rest() {
+        for (policy, offered) in [(CallPolicy::All, true), (CallPolicy::Scoped, false)] {
+            let mut run = run(policy, &[]);
+            assert_eq!(run.call("issue_refund"), RunCall::Forward);
+            assert_eq!(run.offers("issue_refund"), offered);
+            let answer = run.answered(ToolResult {
+                tool_name: "issue_refund".into(),
+                result: "{}".into(),
+                status: None,
+            });
+            assert_eq!(
+                answer,
+                RunAnswer {
+                    body: None,
+                    changed: false
+                }
+            );
+            let recorded = run.session().events().iter().find_map(|e| match e {
+                Event::Result(result) => Some(result.offered),
+                _ => None,
+            });
+            assert_eq!(recorded, Some(offered), "{policy:?}");
+            replays_to_itself(&mut run);
+        }
+    }
+
+    #[test]
+    fn a_failed_call_ends_its_iteration_and_moves_nothing() {
+        let mut run = run(CallPolicy::Scoped, &[]);
+        assert_eq!(run.call("lookup_order"), RunCall::Forward);
+        run.failed();
+        assert_eq!(
+            (run.session().iteration(), run.session().cursor()),
+            (2, Some("triage"))
+        );
+        replays_to_itself(&mut run);
+    }
+}

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize, Serializer};
 use skill_core::{
     IdHashMap, IdHashSet, IdSet, MenuCandidate, ReadSkillOffer, Skill, TargetClass,
-    classify_target, exact_integer,
+    classify_target, js_number,
 };
 
 /// Which description the offer calls for.
@@ -51,10 +51,9 @@ pub struct MenuRow<'a> {
 }
 
 fn integral<S: Serializer>(value: &Option<f64>, serializer: S) -> Result<S::Ok, S::Error> {
-    match value.map(|n| (n, exact_integer(n))) {
-        Some((_, Some(int))) => serializer.serialize_i64(int),
-        Some((n, None)) if n.is_finite() => serializer.serialize_f64(n),
-        _ => serializer.serialize_none(),
+    match value {
+        Some(n) => js_number(n, serializer),
+        None => serializer.serialize_none(),
     }
 }
 

@@ -77,11 +77,11 @@ fn a_condition_that_never_decides_is_named_with_the_one_that_implies_it() {
     assert!(misses[0]["view"].is_object());
     assert_eq!(misses[1]["view"], Value::Null);
     let why = misses[1]["never_decides"].as_str().unwrap();
-    assert!(why.contains("score gte 5"), "{why}");
+    assert!(why.contains("score ≥ 5"), "{why}");
     let text = stdout(&skillgraph(&["guard", "--guard", guard, "--witness"]));
     assert!(text.starts_with("passes: {"), "{text}");
     assert!(
-        text.contains("score gt 3: none, it never decides the verdict"),
+        text.contains("score > 3: none, it never decides the verdict"),
         "{text}"
     );
 }
@@ -108,7 +108,7 @@ fn the_text_form_prints_views_ready_for_view() {
     let first = text.lines().next().unwrap();
     let view: Value = serde_json::from_str(first.strip_prefix("passes: ").unwrap()).unwrap();
     assert!(verdict(GUARD, &view));
-    assert!(text.contains("near misses (each fails one condition alone):\n  score gte 0.8: {"));
+    assert!(text.contains("near misses (each fails one condition alone):\n  score ≥ 0.8: {"));
 }
 
 #[test]

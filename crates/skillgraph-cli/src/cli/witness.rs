@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use serde::Serialize;
 use skillgraph::skill_core::GuardViewInput;
 use skillgraph::skill_guard::{
-    Condition, Examination, NearMiss, Redundancy, Setting, Witness, examine,
+    Condition, Examination, NearMiss, Redundancy, Setting, Witness, condition_caption, examine,
 };
 
 use super::{Failure, Format, compile_guard, guard_json, output};
@@ -85,7 +85,7 @@ fn answer<'a>(conditions: &'a [Condition], examination: &'a Examination) -> Witn
 
 /// A condition as people read it: `key op value`.
 fn spelled(condition: &Condition) -> String {
-    format!("{} {} {}", condition.key, condition.op, condition.value)
+    condition_caption(&condition.key, condition.op, &condition.value)
 }
 
 fn redundancy(conditions: &[Condition], why: &Redundancy) -> String {
