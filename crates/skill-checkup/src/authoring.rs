@@ -244,6 +244,7 @@ impl AuthoringFault {
 /// A refused declaration, located: the skill and, for a step, its number.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("skill \"{skill}\"{}: {fault}", step.map(|n| format!(", step {n}")).unwrap_or_default())]
+#[non_exhaustive]
 pub struct AuthoringError {
     /// The skill's id.
     pub skill: String,

@@ -58,6 +58,7 @@ pub struct Offender {
 
 /// The refusal: every offender, and the fix.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub struct DeliveryRefusal {
     /// Every offending skill, in catalog order.
     pub offenders: Vec<Offender>,

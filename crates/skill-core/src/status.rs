@@ -82,6 +82,7 @@ impl fmt::Display for ResultStatus {
     "\"{value}\" is not a result status; a tool envelope declares one of: {}. Use one of those, spelt in lower case",
     ResultStatus::listed()
 )]
+#[non_exhaustive]
 pub struct UnknownStatus {
     /// The text that was not a status.
     pub value: String,

@@ -30,6 +30,7 @@ pub enum ToolNameFault {
 #[error(
     "tool name \"{name}\" is not accepted by Anthropic, OpenAI or MCP hosts: {fault}; use 1 to 64 ASCII letters, digits, `_` or `-`, e.g. \"{suggestion}\""
 )]
+#[non_exhaustive]
 pub struct ToolNameError {
     /// The name as given.
     pub name: String,

@@ -13,6 +13,7 @@ use crate::evaluate::{Evaluation, EvidenceList};
 /// A route whose guard was refused, named `route from→to`.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("route {from}→{to}: {error}")]
+#[non_exhaustive]
 pub struct RouteGuardError {
     /// The route's source.
     pub from: String,
@@ -32,6 +33,7 @@ impl RouteGuardError {
 
 /// Every refused guard of a map (a map with one cannot route).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub struct MapGuardErrors {
     /// Each refusal, in route order.
     pub errors: Vec<RouteGuardError>,

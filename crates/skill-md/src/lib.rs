@@ -105,6 +105,7 @@ pub struct SkillFile {
 /// map cannot be loaded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("line {line}, column {column}: {message}")]
+#[non_exhaustive]
 pub struct NotYaml {
     /// One-based line in the file (line 1 is the opening `---`).
     pub line: usize,

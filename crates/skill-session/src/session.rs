@@ -46,13 +46,26 @@ pub struct SessionConfig {
 #[non_exhaustive]
 pub enum ReadError {
     /// The id is not a skill of the map.
-    #[error("read_skill was called with id \"{id}\", which is not a skill of this map{}; pass one of the ids in read_skill's schema", suggestion(.nearest.as_deref()))]
+    #[error("read_skill was called with {}, which is not a skill of this map{}; pass one of the ids in read_skill's schema", shown_id(.id), suggestion(.nearest.as_deref()))]
     UnknownSkill {
         /// The id as given.
         id: String,
         /// The nearest id the session may name, when one is close.
         nearest: Option<String>,
     },
+}
+
+/// The longest unknown id an answer repeats back; a longer one is only
+/// measured, so that a huge id is never echoed.
+pub const MAX_ID_ECHO: usize = 256;
+
+/// `id "x"`, or `an id of N bytes` past [`MAX_ID_ECHO`].
+fn shown_id(id: &str) -> String {
+    if id.len() > MAX_ID_ECHO {
+        format!("an id of {} bytes", id.len())
+    } else {
+        format!("id \"{id}\"")
+    }
 }
 
 impl ReadError {
@@ -396,9 +409,14 @@ impl Session {
             .iter()
             .map(|skill| skill.id.as_str())
             .filter(|known| !self.hidden.iter().any(|hidden| hidden == known));
+        // No id that long is near a catalog id: its distance is not worked out.
+        let nearest = (id.len() <= MAX_ID_ECHO)
+            .then(|| nearest(id, nameable))
+            .flatten()
+            .map(str::to_owned);
         ReadError::UnknownSkill {
             id: id.to_owned(),
-            nearest: nearest(id, nameable).map(str::to_owned),
+            nearest,
         }
     }
 
@@ -841,6 +859,13 @@ mod tests {
             error.to_string(),
             "read_skill was called with id \"biling\", which is not a skill of this map (did you mean \"billing\"?); pass one of the ids in read_skill's schema"
         );
+        let huge = "x".repeat(8 << 10);
+        let measured = session.read_skill(&huge).unwrap_err().to_string();
+        assert!(
+            measured.starts_with("read_skill was called with an id of 8192 bytes,"),
+            "{measured}"
+        );
+        assert!(measured.len() < 200, "a huge id is measured, never echoed");
         let hidden = session.read_skill("secrets").unwrap_err();
         assert!(!hidden.to_string().contains("\"secret\""), "{hidden}");
         assert_eq!(session.events().len(), before, "nothing is recorded");

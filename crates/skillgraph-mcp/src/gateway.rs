@@ -25,10 +25,6 @@ use crate::record::RecordSink;
 use crate::upstream::Upstreams;
 use crate::warn;
 
-/// The longest unknown id an answer repeats back; a longer one is only
-/// measured.
-const MAX_ID_ECHO: usize = 256;
-
 /// The record's resource.
 pub(crate) const RECORD_URI: &str = "skillgraph://record";
 
@@ -95,19 +91,12 @@ impl Gateway {
             tools.push(tool);
         }
         let run = &state.run;
-        match run.session().call_policy() {
-            // Every upstream tool, in name order.
-            skillgraph::skill_session::CallPolicy::All => {
-                tools.extend(self.upstreams.tools().cloned());
-            }
-            // The active skills' tools, in their order.
-            _ => tools.extend(
-                run.session()
-                    .visible_tools()
-                    .into_iter()
-                    .filter_map(|name| self.upstreams.tool(name).cloned()),
-            ),
-        }
+        tools.extend(
+            self.upstreams
+                .tools()
+                .filter(|tool| run.offers(&tool.name))
+                .cloned(),
+        );
         state.flush();
         Ok(tools)
     }
@@ -130,12 +119,6 @@ impl Gateway {
     /// read as a resource); the run ends the iteration.
     fn gate(&self, id: &str) -> Result<Read, ErrorData> {
         let mut state = self.state()?;
-        if id.len() > MAX_ID_ECHO && !state.run.session().graph().has_skill(id) {
-            return Ok(Read::refused(format!(
-                "read_skill was called with an id of {} bytes, which is not a skill of this map; pass one of the ids in its schema",
-                id.len()
-            )));
-        }
         let read = match state.run.read(id) {
             Ok(read) => read,
             Err(err) => return Ok(Read::refused(err.to_string())),

@@ -25,6 +25,7 @@ const STDERR_TAIL: usize = 2048;
 
 /// A server that could not be started, or whose tools could not be listed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum StartError {
     /// The program could not be run at all.
     #[error(
