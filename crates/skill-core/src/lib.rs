@@ -31,6 +31,7 @@
 
 mod id_hash;
 mod map;
+mod move_by;
 mod number;
 mod offer;
 mod skill;
@@ -45,6 +46,7 @@ mod view_input;
 
 pub use id_hash::{BuildIdHasher, IdHashMap, IdHashSet, IdHasher};
 pub use map::{Route, SkillMap};
+pub use move_by::MoveBy;
 pub use number::{exact_integer, js_number};
 pub use offer::{Menu, MenuCandidate, ReadSkillOffer};
 pub use skill::{Flavor, Routing, Skill, Step, ToolDecl, Trigger, Via};

@@ -56,8 +56,8 @@ pub use data::{Condition, ConditionValue, GuardData, GuardValue, Operator, Value
 pub use evaluate::{ConditionEvidence, Evaluation, EvidenceList, Summary};
 pub use hop::HOP_KEYS;
 pub use route::{
-    CompiledMap, Conflict, CursorMove, GuardEvaluation, Iteration, MapGuardErrors, MoveKind,
-    RouteGuardError, RouteGuards, preconditions_pass,
+    CompiledMap, Conflict, CursorMove, GuardEvaluation, Iteration, MapGuardErrors, RouteGuardError,
+    RouteGuards, preconditions_pass,
 };
 pub use text::Text;
 pub use unsatisfiable::{Preconditions, Unsatisfiable, unsatisfiable};

@@ -5,7 +5,7 @@
 use std::fmt;
 
 use serde::Serialize;
-use skill_core::{GuardView, Route, SkillMap, ToolResult};
+use skill_core::{GuardView, MoveBy, Route, SkillMap, ToolResult};
 
 use crate::compile::{CompileError, Guard};
 use crate::evaluate::{Evaluation, EvidenceList};
@@ -105,16 +105,6 @@ pub struct Conflict<'g> {
     pub to: &'g str,
 }
 
-/// How the cursor moved (or did not).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum MoveKind {
-    /// Along a deterministic route.
-    Route,
-    /// No route fired; the cursor stays.
-    Stay,
-}
-
 /// Where one iteration's results move the cursor, with the evidence.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CursorMove<'g> {
@@ -122,8 +112,8 @@ pub struct CursorMove<'g> {
     pub from: &'g str,
     /// The cursor after (`from` on a stay).
     pub to: &'g str,
-    /// Whether a route fired.
-    pub by: MoveKind,
+    /// Whether a route fired: `route`, or `stay`.
+    pub by: MoveBy,
     /// When a route fired: its index among the map's routes (two routes may
     /// join the same two skills).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -180,8 +170,8 @@ impl<'m> CompiledMap<'m> {
     /// target are listed in `conflict`.
     ///
     /// ```
-    /// use skill_core::{SkillMap, ToolResult};
-    /// use skill_guard::{CompiledMap, Iteration, MoveKind};
+    /// use skill_core::{MoveBy, SkillMap, ToolResult};
+    /// use skill_guard::{CompiledMap, Iteration};
     ///
     /// let map: SkillMap = serde_json::from_str(r#"{
     ///     "skills": [{ "id": "triage" }, { "id": "refunds" }], "entries": ["triage"],
@@ -190,7 +180,7 @@ impl<'m> CompiledMap<'m> {
     /// let compiled = CompiledMap::new(&map).expect("guards compile");
     /// let results = [ToolResult { tool_name: "lookup_order".into(), result: r#"{"riskLevel":"high"}"#.into(), status: None }];
     /// let moved = compiled.resolve("triage", &results, Iteration { number: 1.0, user_message: "refund please" });
-    /// assert_eq!((moved.by, moved.to), (MoveKind::Route, "refunds"));
+    /// assert_eq!((moved.by, moved.to), (MoveBy::Route, "refunds"));
     /// ```
     pub fn resolve<'g>(
         &'g self,
@@ -341,8 +331,8 @@ impl<'g> Batch<'g> {
             .map(|(_, evaluation)| evaluation)
             .collect();
         let (route, to, by, guard) = match self.winner {
-            Some((route, to, guard)) => (Some(route), to, MoveKind::Route, guard),
-            None => (None, cursor, MoveKind::Stay, None),
+            Some((route, to, guard)) => (Some(route), to, MoveBy::Route, guard),
+            None => (None, cursor, MoveBy::Stay, None),
         };
         CursorMove {
             from: cursor,
@@ -429,7 +419,7 @@ mod tests {
             result("lookup_order", r#"{"riskLevel":"high"}"#, None),
         ];
         let moved = compiled.resolve("triage", &results, ITERATION);
-        assert_eq!((moved.by, moved.to), (MoveKind::Route, "shipping"));
+        assert_eq!((moved.by, moved.to), (MoveBy::Route, "shipping"));
         assert!(
             moved.guard.is_none(),
             "an unguarded route leaves no evaluation"

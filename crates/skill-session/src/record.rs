@@ -11,6 +11,7 @@
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
+pub use skill_core::MoveBy;
 use skill_core::{Menu, Route, Skill, SkillMap, TargetClass, ToolDecl, Trigger};
 use skill_guard::{ConditionValue, Conflict, GuardEvaluation, Operator};
 use skill_tools::OwnedOfferView;
@@ -411,30 +412,6 @@ fn offered() -> bool {
 #[allow(clippy::trivially_copy_pass_by_ref)] // serde passes fields by reference
 fn is_offered(offered: &bool) -> bool {
     *offered
-}
-
-/// What moved the cursor at the end of an iteration.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-#[non_exhaustive]
-pub enum MoveBy {
-    /// A deterministic route fired on a result.
-    Route,
-    /// The model's accepted pick.
-    Model,
-    /// Nothing: the cursor stays.
-    Stay,
-}
-
-impl MoveBy {
-    /// `route`, `model` or `stay`, as the record spells it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            MoveBy::Route => "route",
-            MoveBy::Model => "model",
-            MoveBy::Stay => "stay",
-        }
-    }
 }
 
 /// `move`: where the end of an iteration put the cursor, and why.

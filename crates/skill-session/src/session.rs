@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use skill_core::{Menu, ReadSkillOffer, SurfaceMode, TargetClass, ToolResult, nearest, suggestion};
-use skill_guard::{Iteration, MoveKind};
+use skill_guard::Iteration;
 use skill_tools::{OwnedOfferView, ToolDescriptor, offer_view, read_skill};
 
 use crate::call_gate::{CallVerdict, judge_call};
@@ -515,7 +515,7 @@ impl Session {
             user_message: &self.message,
         };
         let routed = from.map(|cursor| graph.resolve(cursor, &self.results, iteration));
-        let route = routed.as_ref().filter(|m| m.by == MoveKind::Route);
+        let route = routed.as_ref().filter(|m| m.by == MoveBy::Route);
         let (to, by) = match (route, &self.pick) {
             (Some(route), _) => (Some(route.to), MoveBy::Route),
             (None, Some(pick)) => (Some(pick.as_str()), MoveBy::Model),

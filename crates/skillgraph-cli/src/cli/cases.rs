@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use serde::{Deserialize, Serialize};
-use skillgraph::skill_core::{GuardViewInput, Route, SkillMap, ToolResult, did_you_mean};
+use skillgraph::skill_core::{GuardViewInput, MoveBy, Route, SkillMap, ToolResult, did_you_mean};
 use skillgraph::skill_guard::{
-    CompiledMap, CursorMove, GuardEvaluation, Iteration, MoveKind, NearMiss, Preconditions,
-    Setting, Witness, examine,
+    CompiledMap, CursorMove, GuardEvaluation, Iteration, NearMiss, Preconditions, Setting, Witness,
+    examine,
 };
 use skillgraph::{Loaded, load};
 
@@ -182,9 +182,10 @@ fn read_cases(file: &Path, map: &SkillMap) -> Result<Vec<(String, Case)>, Failur
 /// A failed case with its evidence: the move it really made, and every
 /// guard that closed a route with its conditions.
 fn failure_report(place: &str, case: &Case, moved: &CursorMove<'_>) -> String {
-    let how = match moved.by {
-        MoveKind::Route => "by a route",
-        MoveKind::Stay => "no route fired, the cursor stayed",
+    let how = if moved.by == MoveBy::Route {
+        "by a route"
+    } else {
+        "no route fired, the cursor stayed"
     };
     let mut out = format!(
         "FAIL  {place} {}\n      expected the cursor on {}, it moved {} → {} ({how})\n",
@@ -324,13 +325,14 @@ fn generated(compiled: &CompiledMap<'_>, route: &Route, what: &str, view: &Guard
         let moved = case.resolve(compiled);
         (moved.to.to_owned(), moved.by)
     };
-    let outcome = match by {
-        MoveKind::Stay => format!("; the cursor stays on {to}"),
-        MoveKind::Route if to == route.to && what == "witness" => String::new(),
-        MoveKind::Route if what == "witness" => {
-            format!("; an earlier route wins: {} → {to}", route.from)
-        }
-        MoveKind::Route => format!("; another route fires: {} → {to}", route.from),
+    let outcome = if by != MoveBy::Route {
+        format!("; the cursor stays on {to}")
+    } else if to == route.to && what == "witness" {
+        String::new()
+    } else if what == "witness" {
+        format!("; an earlier route wins: {} → {to}", route.from)
+    } else {
+        format!("; another route fires: {} → {to}", route.from)
     };
     case.name = format!("{} → {}: {what}{outcome}", route.from, route.to);
     case.expect.to = to;
