@@ -8,8 +8,8 @@
 //!   `cargo fetch`, `cargo deny --offline check bans licenses sources`
 //!   (installing cargo-deny with `cargo install --locked` when it is
 //!   missing; its `bans` hold the crate layering, and keep clap and rmcp out
-//!   of every library below the binary and the server), then the fence and
-//!   tidy checks below, then the Python part of `cargo xtask interop`
+//!   of every library below the binary and the server), then the fence,
+//!   tidy and codes checks below, then the Python part of `cargo xtask interop`
 //!   (failing, never skipping, when Python is missing).
 //! - `cargo xtask fence` — the layering rules of SPEC §1: each pure library
 //!   crate depends only on what its layer allows, and does no I/O, printing

@@ -396,7 +396,7 @@ impl<'r> Walk<'r> {
                     .map
                     .skills
                     .iter()
-                    .find(|skill| skill.id == id)
+                    .rfind(|skill| skill.id == id)
                     .map(|skill| skill.tools.clone())
                     .unwrap_or_default(),
             })

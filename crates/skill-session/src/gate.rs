@@ -87,7 +87,7 @@ impl Gate<'_> {
     /// An accepted read answers per SPEC §6.1: the body of a skill delivered
     /// by read, else a confirmation.
     fn accepted_text(&self, id: &str) -> String {
-        match self.graph.answering_skill(id).and_then(delivered_body) {
+        match self.graph.skill(id).and_then(delivered_body) {
             Some(body) => body.to_owned(),
             None => activation_confirmation(id),
         }
@@ -103,7 +103,7 @@ impl Gate<'_> {
         };
         match refusal {
             Refusal::SelfCall => {
-                let body = self.graph.answering_skill(id).and_then(delivered_body);
+                let body = self.graph.skill(id).and_then(delivered_body);
                 (vec![id.to_owned()], self_notice(id, body))
             }
             Refusal::Unreachable => {

@@ -47,7 +47,7 @@ impl GraphError {
 pub struct Graph {
     map: SkillMap,
     guards: RouteGuards,
-    /// The first catalog position of each id.
+    /// The last catalog position of each id: the skill that stands for it.
     positions: IdHashMap<String, usize>,
     open: Vec<String>,
     declared: Arc<DeclaredMap>,
@@ -74,7 +74,7 @@ impl Graph {
     pub fn with_guards(map: SkillMap, guards: RouteGuards) -> Self {
         let mut positions = IdHashMap::default();
         for (at, skill) in map.skills.iter().enumerate() {
-            positions.entry(skill.id.clone()).or_insert(at);
+            positions.insert(skill.id.clone(), at);
         }
         let open = map.open_skills().into_iter().map(str::to_owned).collect();
         Graph {
@@ -108,15 +108,14 @@ impl Graph {
         self.positions.contains_key(id)
     }
 
-    /// The first skill with this id.
+    /// The skill that stands for `id`: the last with it, as `read_skill`
+    /// answers with its body (SPEC §6.1). A session reads one skill per id
+    /// everywhere — its body, its tools, its surface mode — so two skills
+    /// with one id never answer differently.
     pub fn skill(&self, id: &str) -> Option<&Skill> {
-        self.positions.get(id).map(|at| &self.map.skills[*at])
-    }
-
-    /// The last skill with this id: the one whose body `read_skill` answers
-    /// with (SPEC §6.1).
-    pub(crate) fn answering_skill(&self, id: &str) -> Option<&Skill> {
-        self.map.skills.iter().rev().find(|skill| skill.id == id)
+        self.positions
+            .get(id)
+            .and_then(|at| self.map.skills.get(*at))
     }
 
     /// The `list_skills` descriptor, built once (it does not depend on the

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 pub use skill_core::MoveBy;
-use skill_core::{Menu, Route, Skill, SkillMap, TargetClass, ToolDecl, Trigger};
+use skill_core::{Flavor, Menu, Route, Skill, SkillMap, TargetClass, ToolDecl, Trigger};
 use skill_guard::{ConditionValue, Conflict, GuardEvaluation, Operator};
 use skill_tools::OwnedOfferView;
 
@@ -254,7 +254,8 @@ pub struct DeclaredMap {
 
 impl DeclaredMap {
     /// The map this declaration describes, as far as a session reads it:
-    /// the skills (id, description, trigger and tool names, with no bodies),
+    /// the skills (id, description, trigger, flavor and tool names, with no
+    /// bodies),
     /// the entries and the routes. A session on it makes the decisions a
     /// session on the original map made, so a record can be replayed from
     /// itself alone.
@@ -264,7 +265,8 @@ impl DeclaredMap {
     /// use skill_session::DeclaredMap;
     ///
     /// let map: SkillMap = serde_json::from_str(r#"{
-    ///     "skills": [{ "id": "triage", "tools": [{ "name": "lookup_order" }] }, { "id": "audit", "trigger": "rule" }],
+    ///     "skills": [{ "id": "triage", "tools": [{ "name": "lookup_order" }] }, { "id": "audit", "trigger": "rule" },
+    ///                { "id": "policy", "flavor": "fact" }],
     ///     "entries": ["triage"]
     /// }"#)?;
     /// let declared = DeclaredMap::of(&map);
@@ -280,6 +282,7 @@ impl DeclaredMap {
                     let mut skill = Skill::new(declared.id.clone());
                     skill.description.clone_from(&declared.description);
                     skill.trigger = declared.trigger;
+                    skill.flavor = declared.flavor.clone();
                     skill.tools = declared.tools.iter().map(ToolDecl::new).collect();
                     skill
                 })
@@ -300,6 +303,7 @@ impl DeclaredMap {
                     description: skill.description.clone(),
                     tools: skill.tools.iter().map(|tool| tool.name.clone()).collect(),
                     trigger: skill.trigger,
+                    flavor: skill.flavor.clone(),
                 })
                 .collect(),
             entries: map.entries.clone(),
@@ -324,6 +328,10 @@ pub struct DeclaredSkill {
     /// skills activated by a read are offered.
     #[serde(default, skip_serializing_if = "is_default_trigger")]
     pub trigger: Trigger,
+    /// Its flavor, when not `skill` (not written then): only skills of
+    /// flavor `skill` can be open.
+    #[serde(default, skip_serializing_if = "Flavor::is_skill")]
+    pub flavor: Flavor,
 }
 
 fn is_default_trigger(trigger: &Trigger) -> bool {

@@ -92,9 +92,24 @@ impl Run {
     }
 
     /// `read_skill` and `list_skills` for the run's position, recording the
-    /// offer.
+    /// offer when what the run is shown changed (SPEC §9.2: not on every
+    /// list request).
     pub fn tools(&mut self) -> Vec<ToolDescriptor> {
-        self.session.tools()
+        self.session.tools_if_changed()
+    }
+
+    /// A `list_skills` call with `input`: the catalog as that tool lists it.
+    /// It is no step of the run: nothing is recorded and no iteration ends.
+    ///
+    /// # Errors
+    ///
+    /// The words of the refusal, for the model to read as a tool error:
+    /// input the tool's schema refuses, or a map with no skills.
+    pub fn list_skills(&self, input: &serde_json::Value) -> Result<String, String> {
+        match self.session.graph().list_skills() {
+            Some(tool) => tool.execute.call(input).map_err(|err| err.to_string()),
+            None => Err("list_skills lists nothing here: this map has no skills".to_owned()),
+        }
     }
 
     /// Whether a host tool is listed and counts as offered now (SPEC §9.2).

@@ -79,7 +79,6 @@ impl ReadError {
 
 /// What one call of a host tool gets from the call gate.
 #[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
 pub enum CallAnswer {
     /// The call may go ahead: forward it, then [`Session::observe`] its
     /// result.
@@ -150,6 +149,8 @@ pub struct Session {
     /// This iteration's results, in call order.
     results: Vec<ToolResult>,
     pick: Option<String>,
+    /// The offer view last recorded (boxed: an idle session stays small).
+    last_offer: Option<Box<OwnedOfferView>>,
     events: Vec<Event>,
 }
 
@@ -198,6 +199,7 @@ impl Session {
             activated: Vec::new(),
             results: Vec::new(),
             pick: None,
+            last_offer: None,
             events: vec![start],
         }
     }
@@ -274,16 +276,31 @@ impl Session {
     /// `list_skills` (neither when the map has no skills). Records the offer
     /// the model is shown.
     pub fn tools(&mut self) -> Vec<ToolDescriptor> {
+        self.tools_recording(true)
+    }
+
+    /// [`tools`](Self::tools), recording the offer only when it differs
+    /// from the last one recorded: for a host that lists tools on request
+    /// and shows the model the same list again (SPEC §9.2), so that the
+    /// record holds what the model was shown, not how often it asked.
+    pub fn tools_if_changed(&mut self) -> Vec<ToolDescriptor> {
+        self.tools_recording(false)
+    }
+
+    fn tools_recording(&mut self, always: bool) -> Vec<ToolDescriptor> {
         let graph = Arc::clone(&self.graph);
         let offer = self.offer();
         let skills = &graph.map().skills;
         let mut tools = Vec::with_capacity(2);
         if let Some(read) = read_skill(skills, Some(&offer)) {
-            let view = offer_view(skills, Some(&offer));
-            self.events.push(Event::Offer(OfferEvent {
-                iteration: self.iteration,
-                view: OwnedOfferView::from(&view),
-            }));
+            let view = OwnedOfferView::from(&offer_view(skills, Some(&offer)));
+            if always || self.last_offer.as_deref() != Some(&view) {
+                self.last_offer = Some(Box::new(view.clone()));
+                self.events.push(Event::Offer(OfferEvent {
+                    iteration: self.iteration,
+                    view,
+                }));
+            }
             tools.push(read);
         }
         tools.extend(graph.list_skills().cloned());
@@ -343,7 +360,7 @@ impl Session {
     /// its body is empty or the id is not a skill.
     pub fn body_block(&self, id: &str) -> Option<String> {
         self.graph
-            .answering_skill(id)
+            .skill(id)
             .filter(|skill| !skill.body.is_empty())
             .map(|skill| skill_content(&skill.id, &skill.body))
     }

@@ -114,7 +114,7 @@ enum Command {
     /// standard output (a bad line gets an error answer naming the line, and
     /// the session goes on). Ends with exit 0 at the end of the input.
     #[command(
-        after_help = "Steps, one JSON object a line:\n  {\"turn\": \"refund order 4412\"}                       a user message begins a turn\n  {\"turn\": {\"message\": \"…\", \"menu\": {\"candidates\": [{\"id\": \"refunds\", \"relevance\": 0.8}], \"stay\": false}}}\n  {\"read\": \"billing\"}                                 the model calls read_skill\n  {\"result\": {\"tool_name\": \"lookup_order\", \"result\": \"{…}\", \"status\": \"success\"}}\n  {\"end\": true}                                       the iteration ends: the cursor moves once\n  {\"tools\": \"anthropic\"}                              read_skill and list_skills now (anthropic, openai, mcp)\n  {\"visible_tools\": true}                             the host tools the active skills carry\n  {\"prompt\": true}                                    the system prompt of the active skills\n\nExamples:\n  skillgraph play examples/support-desk --record run.jsonl < examples/support-desk/conversations/refund.jsonl\n\nExit codes: 0 at the end of the input, 1 a route guard of the map is refused, 2 the input cannot be used."
+        after_help = "Steps, one JSON object a line:\n  {\"turn\": \"refund order 4412\"}                       a user message begins a turn\n  {\"turn\": {\"message\": \"…\", \"menu\": {\"candidates\": [{\"id\": \"refunds\", \"relevance\": 0.8}], \"stay\": false}}}\n  {\"read\": \"billing\"}                                 the model calls read_skill\n  {\"call\": \"lookup_order\"}                           the model calls a host tool: the call gate admits it or refuses it\n  {\"result\": {\"tool_name\": \"lookup_order\", \"result\": \"{…}\", \"status\": \"success\"}}\n  {\"end\": true}                                       the iteration ends: the cursor moves once\n  {\"tools\": \"anthropic\"}                              read_skill and list_skills now (anthropic, openai, mcp)\n  {\"visible_tools\": true}                             the host tools the active skills carry\n  {\"prompt\": true}                                    the system prompt of the active skills\n\nExamples:\n  skillgraph play examples/support-desk --record run.jsonl < examples/support-desk/conversations/refund.jsonl\n\nExit codes: 0 at the end of the input, 1 a route guard of the map is refused, 2 the input cannot be used."
     )]
     Play {
         /// The map: a skillmap.json file or a folder holding one.
@@ -125,6 +125,12 @@ enum Command {
         /// Write the session's record here, one event a line, flushed per event.
         #[arg(long, value_name = "FILE")]
         record: Option<PathBuf>,
+        /// Count every host tool's call as offered (`call` steps admit all).
+        #[arg(long, conflicts_with = "strict_tools")]
+        all_tools: bool,
+        /// Refuse a `call` step of a tool no active skill carries.
+        #[arg(long)]
+        strict_tools: bool,
     },
     /// Serve the map as an MCP server over standard input and output.
     ///
@@ -146,7 +152,7 @@ enum Command {
         #[arg(long, value_enum, default_value_t = play::PostureArg::Assist)]
         posture: play::PostureArg,
         /// Offer every upstream tool, not only the active skills' tools.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "strict_tools")]
         all_tools: bool,
         /// Refuse a call to an upstream tool that is not offered now.
         #[arg(long)]
@@ -322,7 +328,14 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
             path,
             posture,
             record,
-        } => play::play(&path, posture, record.as_deref()),
+            all_tools,
+            strict_tools,
+        } => play::play(
+            &path,
+            posture,
+            call_policy(all_tools, strict_tools),
+            record.as_deref(),
+        ),
         Command::Serve {
             path,
             record,
@@ -334,11 +347,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
             let mut config = ServeConfig::new(path);
             config.record = record;
             config.posture = posture.into();
-            config.tools = match (all_tools, strict_tools) {
-                (true, _) => CallPolicy::All,
-                (false, true) => CallPolicy::Strict,
-                (false, false) => CallPolicy::Scoped,
-            };
+            config.tools = call_policy(all_tools, strict_tools);
             config.upstream_timeout = std::time::Duration::from_secs(upstream_timeout);
             skillgraph_mcp::serve_stdio(&config)?;
             Ok(ExitCode::SUCCESS)
@@ -357,6 +366,16 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
         } => guard_command(&guard, &view, format),
         Command::Guard { guard, format, .. } => witness::witness_command(&guard, format),
         Command::Test { path, generate } => cases::test_command(&path, generate),
+    }
+}
+
+/// The call policy `--all-tools` and `--strict-tools` choose (clap refuses
+/// the two together).
+fn call_policy(all_tools: bool, strict_tools: bool) -> CallPolicy {
+    match (all_tools, strict_tools) {
+        (true, _) => CallPolicy::All,
+        (false, true) => CallPolicy::Strict,
+        (false, false) => CallPolicy::Scoped,
     }
 }
 

@@ -15,13 +15,14 @@
 //!   misses;
 //! - `test PATH [--generate]` — the routing cases of `tests/*.jsonl`, or
 //!   cases generated from the routes' witnesses;
-//! - `play PATH [--posture P] [--record FILE]` — a session driven by JSON
-//!   lines on standard input, one answer a line, its record kept;
+//! - `play PATH [--posture P] [--all-tools|--strict-tools] [--record FILE]`
+//!   — a session driven by JSON lines on standard input, one answer a line,
+//!   its record kept;
 //! - `replay RECORD [--map PATH]` — a run reproduced from its record alone;
 //! - `explain RECORD [--iteration N] [--format text|json|mermaid]` — where a
 //!   recorded session's cursor ended, and why;
-//! - `serve PATH [--record FILE] [--posture P] [--all-tools|--strict-tools]`
-//!   — the map as an MCP server over standard input and output, in front of
+//! - `serve PATH [--record FILE] [--posture P] [--all-tools|--strict-tools]
+//!   [--upstream-timeout SECONDS]` — the map as an MCP server over standard input and output, in front of
 //!   the upstream servers it declares.
 //!
 //! Exit codes: 0 success (warnings allowed), 1 the map or guard has errors,

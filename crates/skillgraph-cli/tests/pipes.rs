@@ -116,6 +116,18 @@ fn every_command_ends_quietly_on_a_closed_pipe() {
             ],
             String::new(),
         ),
+        (
+            vec![
+                "guard".into(),
+                "--guard".into(),
+                r#"{"a":{"gte":1}}"#.into(),
+                "--view".into(),
+                r#"{"result":"{\"a\":2}"}"#.into(),
+                "--format".into(),
+                "json".into(),
+            ],
+            String::new(),
+        ),
         (vec!["test".into(), desk.clone()], String::new()),
         (vec!["explain".into(), record.clone()], String::new()),
         (

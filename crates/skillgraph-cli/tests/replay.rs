@@ -15,11 +15,17 @@ use common::{example, scratch, skillgraph};
 /// Play `script` on the support desk under `posture`, recording to a file of
 /// its own; the record's path.
 fn played(name: &str, posture: &str, script: &str) -> PathBuf {
+    played_with(name, &["--posture", posture], script)
+}
+
+/// [`played`] with the options `args`.
+fn played_with(name: &str, args: &[&str], script: &str) -> PathBuf {
     let record = scratch("replay", name).join("run.jsonl");
     let mut child = Command::new(env!("CARGO_BIN_EXE_skillgraph"))
         .arg("play")
         .arg(example())
-        .args(["--posture", posture, "--record"])
+        .args(args)
+        .arg("--record")
         .arg(&record)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
@@ -86,6 +92,22 @@ fn a_record_play_writes_replays_to_itself_from_the_record_alone() {
             stderr(&on_the_map)
         );
     }
+}
+
+#[test]
+fn a_refused_call_is_recorded_and_replayed() {
+    let script = "{\"turn\": \"refund 4412\"}\n{\"call\": \"issue_refund\"}\n{\"end\": true}\n{\"call\": \"lookup_order\"}\n{\"result\": {\"tool_name\": \"lookup_order\", \"result\": \"{}\"}}\n{\"end\": true}\n";
+    let record = played_with("strict", &["--strict-tools"], script);
+    let text = std::fs::read_to_string(&record).expect("the record");
+    assert!(text.contains(r#""event":"call","iteration":1,"tool_name":"issue_refund","refusal":"not-offered","allowed":["refunds"]"#), "{text}");
+    assert!(
+        text.lines()
+            .next()
+            .is_some_and(|start| start.contains(r#""tools":"strict""#)),
+        "{text}"
+    );
+    let output = replay(&record, &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
 }
 
 #[test]

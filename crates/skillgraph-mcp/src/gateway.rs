@@ -134,13 +134,10 @@ impl Gateway {
     /// A `list_skills` call.
     fn list_skills(&self, arguments: Option<JsonObject>) -> Result<CallToolResult, ErrorData> {
         let state = self.state()?;
-        let Some(tool) = state.run.session().graph().list_skills() else {
-            return Err(unknown_tool("list_skills", &[]));
-        };
         let input = Value::Object(arguments.unwrap_or_default());
-        Ok(match tool.execute.call(&input) {
+        Ok(match state.run.list_skills(&input) {
             Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
-            Err(err) => CallToolResult::error(vec![ContentBlock::text(err.to_string())]),
+            Err(refusal) => CallToolResult::error(vec![ContentBlock::text(refusal)]),
         })
     }
 

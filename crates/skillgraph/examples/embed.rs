@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use skillgraph::skill_core::ToolResult;
 use skillgraph::skill_explain::explain;
-use skillgraph::skill_session::{Graph, Posture, Session, read_record};
+use skillgraph::skill_session::{CallAnswer, Graph, Posture, Session, read_record};
 use skillgraph::skill_tools::HostFormat;
 
 /// A call the fake model makes.
@@ -91,7 +91,13 @@ fn conversation(graph: &Arc<Graph>) -> Result<String, Error> {
                     let answer = session.read_skill(id)?;
                     println!("  read_skill {id}: {}", answer.text);
                 }
-                Call::Tool(name, canned) => session.observe(run_tool(name, canned)),
+                // The call gate first: under the session's policy (here the
+                // default, `scoped`) it admits every call; a `strict`
+                // session would refuse a tool no active skill carries.
+                Call::Tool(name, canned) => match session.call_tool(name) {
+                    CallAnswer::Admitted => session.observe(run_tool(name, canned)),
+                    CallAnswer::Refused { text, .. } => println!("  {name} refused: {text}"),
+                },
             }
         }
         let moved = session.end_iteration();

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use skillgraph::skill_core::{GuardViewInput, MoveBy, Route, SkillMap, ToolResult, did_you_mean};
 use skillgraph::skill_guard::{
     CompiledMap, CursorMove, GuardEvaluation, Iteration, NearMiss, Preconditions, Setting, Witness,
-    examine,
+    condition_caption, examine,
 };
 use skillgraph::{Loaded, load};
 
@@ -213,10 +213,8 @@ fn guard_lines(guard: &GuardEvaluation<'_>) -> String {
     for c in &guard.conditions {
         let _ = writeln!(
             out,
-            "        {} {} {}: read {}, {}",
-            c.condition.key,
-            c.condition.op.symbol(),
-            c.condition.value,
+            "        {}: read {}, {}",
+            condition_caption(&c.condition.key, c.condition.op, &c.condition.value),
             c.actual_summary,
             if c.passed { "passed" } else { "failed" }
         );
@@ -295,10 +293,8 @@ fn route_cases(
     for (condition, miss) in conditions.iter().zip(&examination.near_misses) {
         if let NearMiss::Fails(view) = miss {
             let what = format!(
-                "near miss of {} {} {}",
-                condition.key,
-                condition.op.symbol(),
-                condition.value
+                "near miss of {}",
+                condition_caption(&condition.key, condition.op, &condition.value)
             );
             cases.push(generated(compiled, route, &what, view));
         }

@@ -1,6 +1,6 @@
 //! `skillgraph explain RECORD`: read a session's record and say where the
 //! cursor ended and why, as text, JSON or a mermaid chart. The reasoning is
-//! the library's ([`skillgraph::explain`]); this module reads the file and
+//! the library's (`skillgraph::skill_explain::explain`); this module reads the file and
 //! picks the output.
 
 use std::path::Path;

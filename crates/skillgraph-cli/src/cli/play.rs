@@ -13,7 +13,7 @@ use clap::ValueEnum;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use skillgraph::skill_core::{Menu, ResultStatus, ToolResult, did_you_mean};
-use skillgraph::skill_session::{Graph, Posture, Session};
+use skillgraph::skill_session::{CallAnswer, CallPolicy, Graph, Posture, Session, SessionConfig};
 use skillgraph::skill_tools::HostFormat;
 use skillgraph::{RecordWriter, load};
 
@@ -41,9 +41,10 @@ impl From<PostureArg> for Posture {
 }
 
 /// The step names a line may hold, for "did you mean".
-const STEPS: [&str; 7] = [
+const STEPS: [&str; 8] = [
     "turn",
     "read",
+    "call",
     "result",
     "end",
     "tools",
@@ -51,12 +52,13 @@ const STEPS: [&str; 7] = [
     "prompt",
 ];
 
-const EXPECTED: &str = "each line is one step: {\"turn\": \"MESSAGE\"} or {\"turn\": {\"message\": \"…\", \"menu\": {\"candidates\": [{\"id\": \"…\"}]}}}, {\"read\": \"ID\"}, {\"result\": {\"tool_name\": \"…\", \"result\": \"…\", \"status\": \"success\"}}, {\"end\": true}, {\"tools\": \"anthropic\"|\"openai\"|\"mcp\"}, {\"visible_tools\": true} or {\"prompt\": true}";
+const EXPECTED: &str = "each line is one step: {\"turn\": \"MESSAGE\"} or {\"turn\": {\"message\": \"…\", \"menu\": {\"candidates\": [{\"id\": \"…\"}]}}}, {\"read\": \"ID\"}, {\"call\": \"TOOL\"}, {\"result\": {\"tool_name\": \"…\", \"result\": \"…\", \"status\": \"success\"}}, {\"end\": true}, {\"tools\": \"anthropic\"|\"openai\"|\"mcp\"}, {\"visible_tools\": true} or {\"prompt\": true}";
 
 /// One step of the script.
 enum Step {
     Turn(String, Option<Menu>),
     Read(String),
+    Call(String),
     Result(ToolResult),
     End,
     Tools(HostFormat),
@@ -102,6 +104,7 @@ fn refused(code: &'static str, message: impl Into<String>) -> Refused {
 pub(super) fn play(
     path: &Path,
     posture: PostureArg,
+    tools: CallPolicy,
     record: Option<&Path>,
 ) -> Result<ExitCode, Failure> {
     let loaded = load(path)?;
@@ -116,7 +119,14 @@ pub(super) fn play(
     }
     let graph = Graph::with_guards(loaded.map, guards);
     let mut writer = record.map(RecordWriter::create).transpose()?;
-    let mut session = Session::new(Arc::new(graph), posture.into(), Vec::new());
+    let mut session = Session::with_config(
+        Arc::new(graph),
+        SessionConfig {
+            posture: posture.into(),
+            hidden: Vec::new(),
+            tools,
+        },
+    );
     if let Some(writer) = writer.as_mut() {
         writer.write(session.take_events())?;
     }
@@ -196,6 +206,10 @@ fn parse_step(line: &str, session: &Session) -> Result<Step, Refused> {
         "read" => match &value {
             Value::String(id) => Ok(Step::Read(id.clone())),
             _ => Err(shape("a skill id, as a string")),
+        },
+        "call" => match &value {
+            Value::String(tool) => Ok(Step::Call(tool.clone())),
+            _ => Err(shape("a host tool's name, as a string")),
         },
         "result" => result_step(value.clone()),
         "tools" => match value.as_str() {
@@ -292,6 +306,17 @@ fn run_step(step: Step, session: &mut Session) -> Result<Value, Refused> {
             }
             fields
         }
+        Step::Call(tool) => match session.call_tool(&tool) {
+            CallAnswer::Admitted => json!({ "step": "call", "tool_name": tool, "admitted": true }),
+            CallAnswer::Refused { text, call } => json!({
+                "step": "call",
+                "tool_name": tool,
+                "admitted": false,
+                "refusal": call.refusal,
+                "allowed": call.allowed,
+                "text": text
+            }),
+        },
         Step::Result(result) => {
             let tool = result.tool_name.clone();
             session.observe(result);
