@@ -6,11 +6,10 @@
 
 mod common;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
-use common::{example, scratch, skillgraph};
+use common::{copy_dir, example, scratch, skillgraph, skillgraph_with_input};
 
 /// Play `script` on the support desk under `posture`, recording to a file of
 /// its own; the record's path.
@@ -21,24 +20,17 @@ fn played(name: &str, posture: &str, script: &str) -> PathBuf {
 /// [`played`] with the options `args`.
 fn played_with(name: &str, args: &[&str], script: &str) -> PathBuf {
     let record = scratch("replay", name).join("run.jsonl");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_skillgraph"))
-        .arg("play")
-        .arg(example())
-        .args(args)
-        .arg("--record")
-        .arg(&record)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    child
-        .stdin
-        .take()
-        .expect("a pipe")
-        .write_all(script.as_bytes())
-        .expect("the script is written");
-    let output = child.wait_with_output().expect("play ends");
+    let desk = example().display().to_string();
+    let record_arg = record.display().to_string();
+    let output = skillgraph_with_input(
+        &[
+            &["play", desk.as_str()],
+            args,
+            &["--record", record_arg.as_str()],
+        ]
+        .concat(),
+        script,
+    );
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     record
 }
@@ -167,7 +159,7 @@ fn a_record_replayed_on_a_changed_map_differs_from_its_start() {
         .expect("the example's map")
         .replace("\"disputed charge\"", "\"charge in dispute\"");
     std::fs::write(dir.join("skillmap.json"), map).expect("the map is written");
-    copy_skills(&example().join("skills"), &dir.join("skills"));
+    copy_dir(&example().join("skills"), &dir.join("skills"));
     let output = replay(&record, &["--map", &dir.display().to_string()]);
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     let message = stderr(&output);
@@ -200,17 +192,4 @@ fn a_record_that_is_not_one_is_unusable_input() {
         "{}",
         stderr(&output)
     );
-}
-
-fn copy_skills(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("a folder can be made");
-    for entry in std::fs::read_dir(from).expect("the folder reads") {
-        let entry = entry.expect("an entry");
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_skills(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).expect("a file copies");
-        }
-    }
 }

@@ -19,7 +19,7 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
-use common::{example, scratch};
+use common::{copy_dir, example, scratch};
 
 /// How long a test waits for a notification before it fails.
 const PATIENCE: Duration = Duration::from_secs(20);
@@ -54,19 +54,6 @@ fn desk(name: &str, servers: Value, edit: impl FnOnce(&mut Value)) -> PathBuf {
     std::fs::write(dir.join("skillmap.json"), map.to_string()).expect("the map is written");
     copy_dir(&example().join("skills"), &dir.join("skills"));
     dir
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("a folder can be made");
-    for entry in std::fs::read_dir(from).expect("the folder reads") {
-        let entry = entry.expect("an entry");
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).expect("a file copies");
-        }
-    }
 }
 
 /// The one upstream server the shipped desk uses, run from the binary.

@@ -24,20 +24,7 @@ fn example(path: &str) -> String {
 }
 
 fn skillgraph(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_skillgraph"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
+    common::skillgraph_with_input(args, stdin)
 }
 
 fn stdout(output: &Output) -> String {
