@@ -713,11 +713,7 @@ async fn skills_read_as_resources_go_through_the_read_gate() {
 
 /// `skillgraph replay RECORD`: its exit code and standard error.
 fn replayed(record: &Path) -> (Option<i32>, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_skillgraph"))
-        .arg("replay")
-        .arg(record)
-        .output()
-        .expect("the binary runs");
+    let output = common::skillgraph(&["replay", &record.display().to_string()]);
     (
         output.status.code(),
         String::from_utf8_lossy(&output.stderr).into_owned(),

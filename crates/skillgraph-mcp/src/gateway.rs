@@ -17,7 +17,7 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
-use skillgraph::skill_session::{Run, RunCall, Session};
+use skillgraph::skill_session::{Run, RunCall, RunRead, Session};
 use skillgraph::skill_tools::HostFormat;
 
 use crate::observe::observe;
@@ -105,7 +105,7 @@ impl Gateway {
     fn read(&self, arguments: Option<&JsonObject>) -> Result<(CallToolResult, bool), ErrorData> {
         let read = match read_argument(arguments) {
             Ok(id) => self.gate(id)?,
-            Err(message) => Read::refused(message),
+            Err(message) => refused(message),
         };
         let result = if read.accepted {
             CallToolResult::success(vec![ContentBlock::text(read.text)])
@@ -117,18 +117,14 @@ impl Gateway {
 
     /// Judge a read of `id` (a `read_skill` call, or a skill's `SKILL.md`
     /// read as a resource); the run ends the iteration.
-    fn gate(&self, id: &str) -> Result<Read, ErrorData> {
+    fn gate(&self, id: &str) -> Result<RunRead, ErrorData> {
         let mut state = self.state()?;
         let read = match state.run.read(id) {
             Ok(read) => read,
-            Err(err) => return Ok(Read::refused(err.to_string())),
+            Err(err) => return Ok(refused(err.to_string())),
         };
         state.flush();
-        Ok(Read {
-            accepted: read.accepted,
-            text: read.text,
-            changed: read.changed,
-        })
+        Ok(read)
     }
 
     /// A `list_skills` call.
@@ -243,22 +239,13 @@ fn skill_uri(id: &str) -> String {
     format!("skill://{id}/SKILL.md")
 }
 
-/// What the gate answered a read with.
-struct Read {
-    accepted: bool,
-    /// The body (accepted) or the teaching refusal.
-    text: String,
-    /// Whether the active skills changed.
-    changed: bool,
-}
-
-impl Read {
-    fn refused(text: String) -> Self {
-        Read {
-            accepted: false,
-            text,
-            changed: false,
-        }
+/// A read refused before the run could judge it (a bad argument, an id
+/// outside the catalog): nothing changed.
+fn refused(text: String) -> RunRead {
+    RunRead {
+        accepted: false,
+        text,
+        changed: false,
     }
 }
 
