@@ -41,6 +41,7 @@ mod status;
 mod surface;
 mod target;
 mod tool_name;
+mod tool_pattern;
 mod view;
 mod view_input;
 
@@ -56,5 +57,6 @@ pub use status::{ResultStatus, UnknownStatus};
 pub use surface::{SurfaceMode, activates_by_read, resolve_surface_mode, resolved_surface_mode_of};
 pub use target::{IdSet, TargetClass, classify_target};
 pub use tool_name::{ToolNameError, ToolNameFault, validate_tool_name};
+pub use tool_pattern::{is_tool_pattern, tool_pattern_matches};
 pub use view::{GuardView, ToolResult};
 pub use view_input::GuardViewInput;

@@ -64,6 +64,18 @@ pub struct Skill {
     /// How a graph activates the skill, when one does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub routing: Option<Routing>,
+    /// Tool-name patterns the skill carries besides [`tools`](Self::tools):
+    /// Agent Skills `allowed-tools` entries with a `*` wildcard, such as
+    /// Claude Code's `mcp__github__*`. A pattern names no tool by itself; a
+    /// server that knows its tools expands it into the ones it matches
+    /// ([`tool_pattern_matches`](crate::tool_pattern_matches)).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_patterns: Vec<String>,
+    /// The folder the skill was read from, when it was (an Agent Skills
+    /// folder): the place its body's relative paths (`scripts/…`,
+    /// `references/…`) resolve against.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub folder: Option<String>,
 }
 
 impl Skill {
@@ -83,6 +95,8 @@ impl Skill {
             steps: None,
             on_skip: None,
             routing: None,
+            tool_patterns: Vec::new(),
+            folder: None,
         }
     }
 
