@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use skill_core::{IdHashMap, Skill, SkillMap, ToolResult};
 use skill_guard::{CursorMove, Iteration, MapGuardErrors, RouteGuards};
-use skill_tools::{ToolDescriptor, list_skills};
+use skill_tools::{DEFAULT_CATALOG_BUDGET, ToolDescriptor, list_skills};
 
 use crate::record::DeclaredMap;
 
@@ -52,6 +52,7 @@ pub struct Graph {
     open: Vec<String>,
     declared: Arc<DeclaredMap>,
     list_skills: Option<ToolDescriptor>,
+    catalog_budget: usize,
 }
 
 impl Graph {
@@ -83,8 +84,41 @@ impl Graph {
             open,
             declared: Arc::new(DeclaredMap::of(&map)),
             list_skills: list_skills(&map.skills),
+            catalog_budget: DEFAULT_CATALOG_BUDGET,
             map,
         }
+    }
+
+    /// The graph with its `read_skill` description kept within
+    /// `catalog_budget` characters (SPEC §6.5; the default is
+    /// [`DEFAULT_CATALOG_BUDGET`], 16,000). The offer view, and so the
+    /// record, does not change: only its wording is shortened, and
+    /// `list_skills` still answers with every description in full.
+    ///
+    /// ```
+    /// use skill_core::{Skill, SkillMap};
+    /// use skill_session::{Graph, Posture, Session};
+    ///
+    /// let skills = (0..50).map(|n| {
+    ///     let mut skill = Skill::new(format!("skill-{n}"));
+    ///     skill.description = Some("A description of some length. ".repeat(5));
+    ///     skill
+    /// });
+    /// let map = SkillMap { skills: skills.collect(), ..SkillMap::default() };
+    /// let graph = std::sync::Arc::new(Graph::new(map)?.with_catalog_budget(2_000));
+    /// let tools = Session::new(graph, Posture::Assist, vec![]).tools();
+    /// assert!(tools[0].description.chars().count() <= 2_000);
+    /// # Ok::<(), skill_session::GraphError>(())
+    /// ```
+    #[must_use]
+    pub fn with_catalog_budget(mut self, catalog_budget: usize) -> Self {
+        self.catalog_budget = catalog_budget;
+        self
+    }
+
+    /// The most characters a `read_skill` description holds.
+    pub fn catalog_budget(&self) -> usize {
+        self.catalog_budget
     }
 
     /// The map.

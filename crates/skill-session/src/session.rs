@@ -4,9 +4,11 @@
 
 use std::sync::Arc;
 
-use skill_core::{Menu, ReadSkillOffer, SurfaceMode, TargetClass, ToolResult, nearest, suggestion};
+use skill_core::{
+    Menu, ReadSkillOffer, Skill, SurfaceMode, TargetClass, ToolResult, nearest, suggestion,
+};
 use skill_guard::Iteration;
-use skill_tools::{OwnedOfferView, ToolDescriptor, offer_view, read_skill};
+use skill_tools::{OwnedOfferView, ToolDescriptor, offer_view, read_skill_within};
 
 use crate::call_gate::{CallVerdict, judge_call};
 use crate::gate::Gate;
@@ -18,14 +20,32 @@ use crate::record::{
 
 /// A skill's body as the model is shown it outside a tool answer: inside
 /// `<skill_content name="ID">…</skill_content>` (the system prompt's
-/// blocks, and a host that brings a body some other way, as an MCP server
-/// does after a move).
+/// blocks, a read's answer, and a host that brings a body some other way,
+/// as an MCP server does after a move). A skill read from a folder opens its
+/// block with a line naming the folder, so that the body's relative paths
+/// (`scripts/…`, `references/…`) can be followed (SPEC §9.6).
 ///
 /// ```
-/// assert_eq!(skill_session::skill_content("faq", "Be brief."), r#"<skill_content name="faq">Be brief.</skill_content>"#);
+/// use skill_core::Skill;
+///
+/// let mut faq = Skill::new("faq");
+/// faq.body = "Be brief.".into();
+/// assert_eq!(skill_session::skill_content(&faq), r#"<skill_content name="faq">Be brief.</skill_content>"#);
+/// faq.folder = Some("/srv/skills/faq".into());
+/// assert_eq!(
+///     skill_session::skill_content(&faq),
+///     "<skill_content name=\"faq\">Skill folder: /srv/skills/faq (relative paths in this skill start there)\n\nBe brief.</skill_content>"
+/// );
 /// ```
-pub fn skill_content(id: &str, body: &str) -> String {
-    format!("<skill_content name=\"{id}\">{body}</skill_content>")
+pub fn skill_content(skill: &Skill) -> String {
+    let id = &skill.id;
+    let body = &skill.body;
+    match &skill.folder {
+        Some(folder) => format!(
+            "<skill_content name=\"{id}\">Skill folder: {folder} (relative paths in this skill start there)\n\n{body}</skill_content>"
+        ),
+        None => format!("<skill_content name=\"{id}\">{body}</skill_content>"),
+    }
 }
 
 /// How a session is set up: fixed for its whole life, and written in its
@@ -292,7 +312,7 @@ impl Session {
         let offer = self.offer();
         let skills = &graph.map().skills;
         let mut tools = Vec::with_capacity(2);
-        if let Some(read) = read_skill(skills, Some(&offer)) {
+        if let Some(read) = read_skill_within(skills, Some(&offer), graph.catalog_budget()) {
             let view = OwnedOfferView::from(&offer_view(skills, Some(&offer)));
             if always || self.last_offer.as_deref() != Some(&view) {
                 self.last_offer = Some(Box::new(view.clone()));
@@ -362,7 +382,7 @@ impl Session {
         self.graph
             .skill(id)
             .filter(|skill| !skill.body.is_empty())
-            .map(|skill| skill_content(&skill.id, &skill.body))
+            .map(skill_content)
     }
 
     /// The bodies of the active skills whose declared surface mode is not
@@ -376,7 +396,7 @@ impl Session {
             .filter(|id| !self.hidden.iter().any(|hidden| hidden == id))
             .filter_map(|id| self.graph.skill(id))
             .filter(|skill| skill.surface_mode != SurfaceMode::ToolOnly && !skill.body.is_empty())
-            .map(|skill| skill_content(&skill.id, &skill.body))
+            .map(skill_content)
             .collect();
         blocks.join("\n\n")
     }

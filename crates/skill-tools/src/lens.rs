@@ -17,8 +17,59 @@ pub const NO_DESCRIPTION: &str = "(no description given)";
 const OPENING: &str = "Activates a skill for the next iteration.";
 const CLOSING: &str = "Pass the chosen skill's id as `id`.";
 
+/// The longest the whole `read_skill` description gets by default, in
+/// characters (SPEC §6.5): a host's or the CLI's `catalog_budget` changes it.
+pub const DEFAULT_CATALOG_BUDGET: usize = 16_000;
+
+/// The longest one row's description is printed, in characters; a longer
+/// one is cut at a word boundary and ends with `…`.
+pub const DESCRIPTION_LIMIT: usize = 1_024;
+
+/// Every fixed sentence one view can write together (about 620 bytes), with
+/// room to spare; `compose` asserts the bound in debug builds, which the
+/// lens properties exercise on every mode.
+const FIXED: usize = 768;
+
+/// Room kept for the sentence about rows left short, and for the rounding
+/// of the plan's per-row estimates.
+const NOTE_ROOM: usize = 256;
+
+/// How one row is printed under a budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shown {
+    /// As the view says: with its description when it is the described one.
+    AsViewed,
+    /// By its id alone.
+    IdOnly,
+    /// Not at all.
+    Omitted,
+}
+
+/// Which rows a budget keeps, in render order (menu rows, then the lists),
+/// and how many skills it left short.
+#[derive(Debug, Default)]
+struct Plan {
+    shown: Vec<Shown>,
+    /// Skills listed by id only, that the view would have described.
+    bare: usize,
+    /// Skills not listed at all.
+    omitted: usize,
+}
+
+impl Plan {
+    fn at(&self, index: usize) -> Shown {
+        self.shown.get(index).copied().unwrap_or(Shown::AsViewed)
+    }
+
+    /// Whether any of the `count` rows from `first` is printed.
+    fn shows_any(&self, first: usize, count: usize) -> bool {
+        (first..first + count).any(|index| self.at(index) != Shown::Omitted)
+    }
+}
+
 impl OfferView<'_> {
-    /// The description a model reads, composed from this view alone.
+    /// The description a model reads, composed from this view alone, within
+    /// the [default budget](DEFAULT_CATALOG_BUDGET).
     ///
     /// ```
     /// use skill_core::{ReadSkillOffer, Skill};
@@ -37,43 +88,179 @@ impl OfferView<'_> {
     /// assert!(text.contains("Reachable from here:\n - refunds: Issue a refund"));
     /// ```
     pub fn render(&self) -> String {
-        let bound = self.text_len_bound();
+        self.render_within(DEFAULT_CATALOG_BUDGET)
+    }
+
+    /// The description within `budget` characters (SPEC §6.5): each
+    /// description is cut to [`DESCRIPTION_LIMIT`]; when the whole would
+    /// pass the budget, the rows that would pass it are listed by id only,
+    /// in the same order, and when even the ids would pass it the rest are
+    /// left out; one sentence then says how many, and that `list_skills`
+    /// answers with every skill and its description. The view is not
+    /// changed: only its wording is shortened.
+    ///
+    /// ```
+    /// use skill_core::Skill;
+    /// use skill_tools::offer_view;
+    ///
+    /// let skills: Vec<Skill> = (0..100)
+    ///     .map(|n| {
+    ///         let mut skill = Skill::new(format!("skill-{n}"));
+    ///         skill.description = Some("Does one careful thing, and says when to use it. ".repeat(4));
+    ///         skill
+    ///     })
+    ///     .collect();
+    /// let text = offer_view(&skills, None).render_within(4_000);
+    /// assert!(text.chars().count() <= 4_000);
+    /// assert!(text.contains(" - skill-0: Does one careful thing"));
+    /// assert!(text.contains("skills are listed by id only"), "later rows by id");
+    /// assert!(text.contains("list_skills answers with every skill and its description"));
+    /// ```
+    pub fn render_within(&self, budget: usize) -> String {
+        // Everything but the rows is at most FIXED characters (and the
+        // cursor twice), so most descriptions are known to fit from their
+        // rows alone, and are written once.
+        let mut rows = CountedChars(0);
+        let _ = self.rows_into_counter(&mut rows);
+        let fixed = FIXED + 2 * self.cursor.map_or(0, |c| c.chars().count());
+        if fixed + rows.0 <= budget {
+            return self.compose(&Plan::default());
+        }
+        if rows.0 <= budget {
+            let full = self.compose(&Plan::default());
+            if full.chars().count() <= budget {
+                return full;
+            }
+        }
+        self.compose(&self.plan(budget, fixed))
+    }
+
+    /// Every row as the view shows it, counted.
+    fn rows_into_counter(&self, rows: &mut CountedChars) -> fmt::Result {
+        let plan = Plan::default();
+        let mut next = 0;
+        for row in self.menu.iter().flatten() {
+            menu_row_into(rows, row, Shown::AsViewed)?;
+        }
+        for list in self.lists() {
+            rows_into(rows, list, &plan, &mut next)?;
+            rows.0 += 1;
+        }
+        Ok(())
+    }
+
+    /// The rows a budget keeps: described while they fit, then by id while
+    /// the ids fit, then none; `fixed` is at least what the rest of the
+    /// description takes.
+    fn plan(&self, budget: usize, fixed: usize) -> Plan {
+        let rows = self.rows_in_order();
+        let cost = |id: &str, description: Option<&str>| {
+            // " - id" or " - id: description", and the line break.
+            4 + id.chars().count() + description.map_or(0, |text| 2 + cut(text).chars().count())
+        };
+        let full_cost = |(id, described, description): &(&str, bool, Option<&str>)| {
+            cost(
+                id,
+                described.then_some(description.unwrap_or(NO_DESCRIPTION)),
+            )
+        };
+        let room = budget.saturating_sub(fixed + NOTE_ROOM);
+        let mut plan = Plan::default();
+        let mut used = 0;
+        let mut short = false;
+        for row in &rows {
+            let (id, described, _) = *row;
+            let whole = full_cost(row);
+            let shown = if !short && used + whole <= room {
+                used += whole;
+                Shown::AsViewed
+            } else if plan.omitted == 0 && used + cost(id, None) <= room {
+                short = true;
+                used += cost(id, None);
+                if described {
+                    plan.bare += 1;
+                }
+                Shown::IdOnly
+            } else {
+                if described {
+                    plan.omitted += 1;
+                }
+                Shown::Omitted
+            };
+            plan.shown.push(shown);
+        }
+        plan
+    }
+
+    /// Every row in render order: (id, described, description).
+    fn rows_in_order(&self) -> Vec<(&str, bool, Option<&str>)> {
+        let menu = self
+            .menu
+            .iter()
+            .flatten()
+            .map(|r| (r.id, r.described, r.description));
+        let lists = self
+            .lists()
+            .into_iter()
+            .flat_map(|list| list.iter().map(|r| (r.id, r.described, r.description)));
+        menu.chain(lists).collect()
+    }
+
+    /// The lists this mode prints, in order.
+    fn lists(&self) -> Vec<&[Row<'_>]> {
+        match self.mode {
+            OfferMode::Catalog => vec![&self.catalog],
+            OfferMode::Tree => vec![&self.tree_open],
+            OfferMode::Graph => vec![&self.reachable, &self.refusable],
+            OfferMode::NoSkills => Vec::new(),
+        }
+    }
+
+    /// The description with `plan`'s rows.
+    fn compose(&self, plan: &Plan) -> String {
+        let bound = self.text_len_bound(plan);
         let mut out = String::with_capacity(bound);
         if self.mode == OfferMode::NoSkills {
             out.push_str(OPENING);
             out.push_str(" No skill is offered to you on this call: answer without one, or say what you cannot do.");
             return out;
         }
-        self.lead(&mut out);
+        let mut next = 0;
+        self.lead(&mut out, plan, &mut next);
         out.push_str(OPENING);
         match self.mode {
             OfferMode::Catalog => {
                 out.push_str(" Skills you can pick:\n");
-                let _ = rows_into(&mut out, &self.catalog);
+                let _ = rows_into(&mut out, &self.catalog, plan, &mut next);
             }
             OfferMode::Tree => {
                 out.push_str(
                     " This map is a decision tree: it routes by its own conditions on every iteration and keeps \
                      no cursor for read_skill to move. The skills it leaves to you:\n",
                 );
-                let _ = rows_into(&mut out, &self.tree_open);
+                let _ = rows_into(&mut out, &self.tree_open, plan, &mut next);
             }
             OfferMode::Graph => {
                 if !self.reachable.is_empty() {
-                    out.push_str("\n\nReachable from here:\n");
-                    let _ = rows_into(&mut out, &self.reachable);
+                    if plan.shows_any(next, self.reachable.len()) {
+                        out.push_str("\n\nReachable from here:\n");
+                    }
+                    let _ = rows_into(&mut out, &self.reachable, plan, &mut next);
                 } else if self.nothing_reachable {
                     out.push_str(
                         "\n\nNothing is reachable from here; go on with what you have, or finish.",
                     );
                 }
                 if !self.refusable.is_empty() {
-                    out.push_str("\n\nNot reachable from here:\n");
-                    let _ = rows_into(&mut out, &self.refusable);
+                    if plan.shows_any(next, self.refusable.len()) {
+                        out.push_str("\n\nNot reachable from here:\n");
+                    }
+                    let _ = rows_into(&mut out, &self.refusable, plan, &mut next);
                 }
             }
             OfferMode::NoSkills => {}
         }
+        let _ = note_into(&mut out, plan);
         out.push_str("\n\n");
         out.push_str(CLOSING);
         debug_assert!(out.len() <= bound, "{} > {bound}", out.len());
@@ -82,35 +269,30 @@ impl OfferView<'_> {
 
     /// At least the length of the rendered text, so that it is written into
     /// one allocation: the rows are most of it.
-    fn text_len_bound(&self) -> usize {
-        // Every fixed sentence one view can write together (about 620
-        // bytes), with room to spare; `render` asserts the bound in debug
-        // builds, which the lens properties exercise on every mode.
-        const FIXED: usize = 768;
+    fn text_len_bound(&self, plan: &Plan) -> usize {
         // The rows are counted by writing them, so the count cannot drift
         // from what is written (a relevance note prints the host's number in
         // full, whatever its size).
         let mut rows = Counted(0);
+        let mut next = 0;
         for row in self.menu.iter().flatten() {
-            let _ = menu_row_into(&mut rows, row);
+            let _ = menu_row_into(&mut rows, row, plan.at(next));
+            next += 1;
         }
-        for list in [
-            &self.catalog,
-            &self.tree_open,
-            &self.reachable,
-            &self.refusable,
-        ] {
-            let _ = rows_into(&mut rows, list);
+        for list in self.lists() {
+            let _ = rows_into(&mut rows, list, plan, &mut next);
         }
+        let _ = note_into(&mut rows, plan);
         FIXED + 2 * self.cursor.map_or(0, str::len) + rows.0
     }
 
     /// The menu and the cursor, ahead of everything else.
-    fn lead(&self, out: &mut String) {
+    fn lead(&self, out: &mut String, plan: &Plan, next: &mut usize) {
         if let Some(menu) = &self.menu {
             out.push_str("This turn calls for a routing choice. Candidates, advisory (let the conversation decide):\n");
             for row in menu {
-                let _ = menu_row_into(out, row);
+                let _ = menu_row_into(out, row, plan.at(*next));
+                *next += 1;
             }
             if !self.stay {
                 out.push_str("You may also answer without calling read_skill.\n\n");
@@ -129,39 +311,112 @@ impl OfferView<'_> {
     }
 }
 
-/// One row: its id, and its description when it is the described one.
+/// `description` within [`DESCRIPTION_LIMIT`] characters: a longer one is
+/// cut at the last word boundary that leaves room for `…`, and ends with it.
+fn cut(description: &str) -> std::borrow::Cow<'_, str> {
+    if description.chars().nth(DESCRIPTION_LIMIT).is_none() {
+        return description.into();
+    }
+    let head_end = description
+        .char_indices()
+        .nth(DESCRIPTION_LIMIT - 1)
+        .map_or(description.len(), |(at, _)| at);
+    let head = &description[..head_end];
+    let at_word = head
+        .rfind(char::is_whitespace)
+        .filter(|at| !head[..*at].trim_end().is_empty())
+        .unwrap_or(head.len());
+    format!("{}…", head[..at_word].trim_end()).into()
+}
+
+/// The sentence about the rows a budget left short, after a blank line;
+/// nothing when it left none. It claims nothing about the skills but how
+/// this description lists them.
+fn note_into(out: &mut impl Write, plan: &Plan) -> fmt::Result {
+    let skills = |n: usize| {
+        if n == 1 {
+            "1 skill is".to_owned()
+        } else {
+            format!("{n} skills are")
+        }
+    };
+    match (plan.bare, plan.omitted) {
+        (0, 0) => Ok(()),
+        (bare, 0) => write!(
+            out,
+            "\n\nTo keep this description short, {} listed by id only; list_skills answers with every skill and its description.",
+            skills(bare)
+        ),
+        (0, omitted) => write!(
+            out,
+            "\n\nTo keep this description short, {} not listed here; list_skills answers with every skill and its description.",
+            skills(omitted)
+        ),
+        (bare, omitted) => write!(
+            out,
+            "\n\nTo keep this description short, {} listed by id only and {omitted} more not listed here; list_skills answers with every skill and its description.",
+            skills(bare)
+        ),
+    }
+}
+
+/// One row: its id, and its description when it is the described one and
+/// the plan keeps it.
 fn row_into(
     out: &mut impl Write,
     id: &str,
     described: bool,
     description: Option<&str>,
+    shown: Shown,
 ) -> fmt::Result {
     out.write_str(" - ")?;
     out.write_str(id)?;
-    if described {
+    if described && shown == Shown::AsViewed {
         out.write_str(": ")?;
-        out.write_str(description.unwrap_or(NO_DESCRIPTION))?;
+        out.write_str(&cut(description.unwrap_or(NO_DESCRIPTION)))?;
     }
     Ok(())
 }
 
-/// The rows, one per line, with no line break after the last.
-fn rows_into(out: &mut impl Write, rows: &[Row<'_>]) -> fmt::Result {
-    for (index, row) in rows.iter().enumerate() {
-        if index > 0 {
+/// The rows the plan keeps, one per line, with no line break after the
+/// last; `next` is the index of the first in render order, and moves past
+/// them.
+fn rows_into(out: &mut impl Write, rows: &[Row<'_>], plan: &Plan, next: &mut usize) -> fmt::Result {
+    let mut first = true;
+    for row in rows {
+        let shown = plan.at(*next);
+        *next += 1;
+        if shown == Shown::Omitted {
+            continue;
+        }
+        if !first {
             out.write_char('\n')?;
         }
-        row_into(out, row.id, row.described, row.description)?;
+        first = false;
+        row_into(out, row.id, row.described, row.description, shown)?;
     }
     Ok(())
 }
 
-fn menu_row_into(out: &mut impl Write, row: &MenuRow<'_>) -> fmt::Result {
-    row_into(out, row.id, row.described, row.description)?;
+fn menu_row_into(out: &mut impl Write, row: &MenuRow<'_>, shown: Shown) -> fmt::Result {
+    if shown == Shown::Omitted {
+        return Ok(());
+    }
+    row_into(out, row.id, row.described, row.description, shown)?;
     if let Some(pct) = row.relevance_pct {
         write!(out, " (relevance about {pct}%)")?;
     }
     out.write_char('\n')
+}
+
+/// A writer that only counts the characters written to it.
+struct CountedChars(usize);
+
+impl Write for CountedChars {
+    fn write_str(&mut self, text: &str) -> std::fmt::Result {
+        self.0 += text.chars().count();
+        Ok(())
+    }
 }
 
 /// A writer that only counts the bytes written to it.
@@ -171,5 +426,99 @@ impl Write for Counted {
     fn write_str(&mut self, text: &str) -> std::fmt::Result {
         self.0 += text.len();
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use skill_core::{ReadSkillOffer, Skill};
+
+    use super::*;
+    use crate::offer_view;
+
+    fn described(id: &str, description: &str) -> Skill {
+        let mut skill = Skill::new(id);
+        skill.description = Some(description.to_owned());
+        skill
+    }
+
+    #[test]
+    fn a_long_description_is_cut_at_a_word_and_marked() {
+        let long = "word ".repeat(400);
+        let shown = cut(&long);
+        assert!(shown.chars().count() <= DESCRIPTION_LIMIT);
+        assert!(shown.ends_with("word…"), "{shown}");
+        let unbroken = "x".repeat(2_000);
+        assert_eq!(cut(&unbroken).chars().count(), DESCRIPTION_LIMIT);
+        let exact = "é".repeat(DESCRIPTION_LIMIT);
+        assert_eq!(cut(&exact), exact.as_str(), "at the limit nothing is cut");
+    }
+
+    #[test]
+    fn within_the_budget_nothing_changes() {
+        let skills = vec![described("a", "First."), described("b", "Second.")];
+        let view = offer_view(&skills, None);
+        assert_eq!(view.render_within(100_000), view.render_within(200));
+        assert!(!view.render().contains("list_skills"));
+    }
+
+    #[test]
+    fn past_the_budget_later_rows_go_by_id_then_out() {
+        let skills: Vec<Skill> = (0..300)
+            .map(|n| described(&format!("skill-number-{n}"), &"Careful words. ".repeat(10)))
+            .collect();
+        let view = offer_view(&skills, None);
+        for budget in [800, 3_000, 16_000] {
+            let text = view.render_within(budget);
+            assert!(
+                text.chars().count() <= budget,
+                "{budget}: {}",
+                text.chars().count()
+            );
+            assert!(
+                text.contains("list_skills answers with every skill"),
+                "{budget}"
+            );
+            assert!(text.ends_with(CLOSING));
+            // Rows stay in catalog order: each shown id after the one before.
+            let shown: Vec<usize> = text
+                .lines()
+                .filter_map(|line| line.strip_prefix(" - skill-number-"))
+                .map(|rest| {
+                    rest.split(':')
+                        .next()
+                        .unwrap_or(rest)
+                        .parse()
+                        .unwrap_or(usize::MAX)
+                })
+                .collect();
+            assert!(shown.windows(2).all(|w| w[0] < w[1]), "{budget}: {shown:?}");
+        }
+        let tight = view.render_within(3_000);
+        assert!(tight.contains("listed by id only and"), "{tight}");
+        assert!(tight.contains("more not listed here"), "{tight}");
+    }
+
+    #[test]
+    fn a_graph_keeps_its_sentences_and_drops_an_emptied_heading() {
+        let mut skills: Vec<Skill> = (0..200)
+            .map(|n| described(&format!("hop-{n}"), &"Long words here. ".repeat(20)))
+            .collect();
+        skills.push(Skill::new("start"));
+        let offer = ReadSkillOffer {
+            grantable: Some((0..200).map(|n| format!("hop-{n}")).collect()),
+            cursor_id: Some("start".into()),
+            ..ReadSkillOffer::default()
+        };
+        let text = offer_view(&skills, Some(&offer)).render_within(2_000);
+        assert!(text.starts_with("You are in 'start'."), "{text}");
+        assert!(text.contains("Reachable from here:\n"), "{text}");
+        assert!(text.chars().count() <= 2_000);
+        let nothing = offer_view(&skills, Some(&offer)).render_within(10);
+        assert!(!nothing.contains("Reachable from here"), "{nothing}");
+        assert!(
+            nothing.contains("200 skills are not listed here"),
+            "{nothing}"
+        );
     }
 }

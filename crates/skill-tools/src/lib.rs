@@ -43,13 +43,14 @@ mod read_skill;
 
 pub use descriptor::{Execute, InputError, ToolDescriptor};
 pub use host_format::HostFormat;
-pub use lens::NO_DESCRIPTION;
+pub use lens::{DEFAULT_CATALOG_BUDGET, DESCRIPTION_LIMIT, NO_DESCRIPTION};
 pub use list_skills::{LIST_SKILLS, ListSkillsCall, list_skills};
 pub use offer_view::{
     MenuRow, OfferMode, OfferView, OwnedMenuRow, OwnedOfferView, OwnedRow, Row, offer_view,
 };
 pub use read_skill::{
     READ_SKILL, ReadSkillAnswer, ReadSkillCall, activation_confirmation, read_skill,
+    read_skill_within,
 };
 /// The hosts' tool name rule, kept in `skill-core` so the check-up judges a
 /// name as [`ToolDescriptor::to_host`] does.

@@ -196,6 +196,17 @@ pub fn activation_confirmation(id: &str) -> String {
 /// # Ok::<(), skill_tools::InputError>(())
 /// ```
 pub fn read_skill(skills: &[Skill], offer: Option<&ReadSkillOffer>) -> Option<ToolDescriptor> {
+    read_skill_within(skills, offer, crate::DEFAULT_CATALOG_BUDGET)
+}
+
+/// [`read_skill`] with its description kept within `catalog_budget`
+/// characters (SPEC §6.5, [`OfferView::render_within`](crate::OfferView::render_within)):
+/// a host with a large catalog, or a model with a small context, sets it.
+pub fn read_skill_within(
+    skills: &[Skill],
+    offer: Option<&ReadSkillOffer>,
+    catalog_budget: usize,
+) -> Option<ToolDescriptor> {
     if skills.is_empty() {
         return None;
     }
@@ -205,7 +216,7 @@ pub fn read_skill(skills: &[Skill], offer: Option<&ReadSkillOffer>) -> Option<To
     let (call, ids) = ReadSkillCall::with_enum(skills, offer);
     Some(ToolDescriptor {
         name: READ_SKILL.to_owned(),
-        description: offer_view(skills, offer).render(),
+        description: offer_view(skills, offer).render_within(catalog_budget),
         input_schema: id_schema(ids),
         execute: Execute::ReadSkill(call),
     })
