@@ -110,6 +110,12 @@ problem_codes! {
     // Loading a folder (SPEC §7.4).
     /// `skillmap.json` has settings for a skill that has no folder.
     SettingsWithoutSkill = "settings-without-skill", Error;
+    /// Two skill folders with one name, so two skills with one id: the
+    /// second is left out.
+    DuplicateSkill = "duplicate-skill", Error;
+    /// A folder below the root that cannot be read, so skills in it are not
+    /// loaded.
+    UnreadableFolder = "unreadable-folder", Warning;
 }
 
 impl ProblemCode {
@@ -185,7 +191,11 @@ mod tests {
         ]
         .map(|code| (code, Severity::Error));
         // The loader's own.
-        let loader = [("settings-without-skill", Severity::Error)];
+        let loader = [
+            ("settings-without-skill", Severity::Error),
+            ("duplicate-skill", Severity::Error),
+            ("unreadable-folder", Severity::Warning),
+        ];
         let expected: Vec<_> = graph.iter().chain(&authoring).chain(&loader).collect();
         let actual: Vec<_> = ProblemCode::ALL
             .iter()

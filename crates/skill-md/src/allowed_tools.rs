@@ -6,8 +6,10 @@
 //! tool the skill carries is still the one before the parentheses, so
 //! `Bash(git:*) Read, Grep` carries `Bash`, `Read` and `Grep`. Written as a
 //! list, each item is one entry. An entry with no name before its
-//! parentheses names no tool; any other name is kept as written, and the
-//! check-up's `unusable-tool-name` judges it.
+//! parentheses names no tool; a name holding `*` (`mcp__github__*`, Claude
+//! Code's pattern for an MCP server's tools) is a pattern, kept apart from
+//! the names; any other name is kept as written, and the check-up's
+//! `unusable-tool-name` judges it.
 
 /// The tool names `entries` gives, in order: entries are separated by white
 /// space or commas outside parentheses, and each names the tool before its

@@ -24,6 +24,11 @@
 //! file using them is valid for us but not portable, as other Agent Skills
 //! clients refuse it; [`SkillFile::runbook_keys`] records them.
 //!
+//! The verdict is strict, the catalog lenient: when the validator would
+//! refuse a front matter whole (strict YAML, or a file that is not UTF-8),
+//! the file is invalid, and its `name`, `description` and tools are still
+//! read as the leading clients read them, so that the skill can be offered.
+//!
 //! The sentences are ours. Where the reference crashes (a file that is not
 //! UTF-8, a `SKILL.md` that is a folder, a control character in the front
 //! matter) the skill is reported invalid, as the reference's exit code says.
@@ -44,7 +49,7 @@ mod runbook;
 mod yaml;
 
 pub use runbook::FileRoute;
-use yaml::{Yaml, strict_yaml};
+use yaml::{Yaml, lenient_yaml, strict_yaml};
 
 /// The fields a `SKILL.md` front matter may have.
 pub const FIELDS: [&str; 6] = [
@@ -60,11 +65,15 @@ pub const FIELDS: [&str; 6] = [
 /// clients.
 pub const RUNBOOK_FIELDS: [&str; 2] = ["routes", "tools"];
 
-/// One rule a `SKILL.md` breaks: the field (when one is at fault) and why.
+/// One rule a `SKILL.md` breaks: the field (when one is at fault), where in
+/// the file (when a place is known), and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileFault {
     /// The front-matter field at fault, if any.
     pub field: Option<String>,
+    /// Where in the file, as one-based (line, column), line 1 being the
+    /// opening `---`; `None` when the fault has no one place.
+    pub at: Option<(usize, usize)>,
     /// What is wrong and how to fix it.
     pub message: String,
 }
@@ -92,6 +101,9 @@ pub struct SkillFile {
     /// names the tool before its pattern), then the runbook key `tools`, each
     /// name once.
     pub tools: Vec<String>,
+    /// The `allowed-tools` entries that are patterns (they hold a `*`, such
+    /// as `mcp__github__*`): not tool names, each once.
+    pub tool_patterns: Vec<String>,
     /// The routes the runbook key `routes` declares out of this skill; their
     /// targets are not checked against the folder yet.
     pub routes: Vec<FileRoute>,
@@ -99,20 +111,6 @@ pub struct SkillFile {
     pub runbook_keys: Vec<&'static str>,
     /// Every rule broken; empty when the file is valid.
     pub faults: Vec<FileFault>,
-}
-
-/// A front matter that is not YAML at all: the file cannot be read, so the
-/// map cannot be loaded.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("line {line}, column {column}: {message}")]
-#[non_exhaustive]
-pub struct NotYaml {
-    /// One-based line in the file (line 1 is the opening `---`).
-    pub line: usize,
-    /// One-based column.
-    pub column: usize,
-    /// What the YAML reader said.
-    pub message: String,
 }
 
 impl SkillFile {
@@ -125,6 +123,7 @@ impl SkillFile {
 fn fault(field: Option<&str>, message: impl Into<String>) -> FileFault {
     FileFault {
         field: field.map(str::to_owned),
+        at: None,
         message: message.into(),
     }
 }
@@ -157,64 +156,110 @@ fn is_printable(c: char) -> bool {
 
 /// Read a `SKILL.md` of the folder `dir_name` from its bytes.
 ///
-/// # Errors
-///
-/// [`NotYaml`] when the front matter is not YAML at all. Every other broken
-/// rule is a fault in [`SkillFile::faults`].
+/// The verdict is strict and the catalog lenient (SPEC §7.4): every rule the
+/// format's reference validator applies is a fault in
+/// [`SkillFile::faults`], and when that validator would refuse the front
+/// matter itself (strict YAML refuses flow lists and an unquoted `: ` in a
+/// value, which the leading clients load; a file that is not UTF-8), its
+/// `name`, `description` and tools are still read, as ordinary YAML or,
+/// failing that, as `key: value` lines, so that the skill can be offered.
 ///
 /// ```
-/// let file = skill_md::read_skill_md("pdf-tools", b"---\nname: pdf-tools\ndescription: Read PDFs.\n---\n# Steps\n")?;
+/// let file = skill_md::read_skill_md("pdf-tools", b"---\nname: pdf-tools\ndescription: Read PDFs.\n---\n# Steps\n");
 /// assert!(file.is_valid());
 /// assert_eq!(file.body, "# Steps");
-/// let broken = skill_md::read_skill_md("pdf", b"---\nname: PDF\n---\n")?;
+/// let broken = skill_md::read_skill_md("pdf", b"---\nname: PDF\n---\n");
 /// assert_eq!(broken.faults.len(), 3, "uppercase, folder mismatch, no description");
-/// let not_yaml = skill_md::read_skill_md("pdf", b"---\nname: pdf\ndescription: \"open\n---\n");
-/// assert_eq!(not_yaml.map_err(|e| e.line), Err(3));
-/// # Ok::<(), skill_md::NotYaml>(())
+/// // Strict YAML refuses the `: ` in the value, so the file is invalid; its
+/// // description is still read, as the leading clients read it.
+/// let lenient = skill_md::read_skill_md("pdf", b"---\nname: pdf\ndescription: Use when: a PDF arrives\n---\n");
+/// assert_eq!(lenient.faults[0].at, Some((3, 22)), "the `:` strict YAML refuses");
+/// assert_eq!(lenient.description.as_deref(), Some("Use when: a PDF arrives"));
 /// ```
-pub fn read_skill_md(dir_name: &str, bytes: &[u8]) -> Result<SkillFile, NotYaml> {
+pub fn read_skill_md(dir_name: &str, bytes: &[u8]) -> SkillFile {
     let mut file = SkillFile::default();
-    let front = match split_front_matter(bytes) {
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => {
+            file.faults
+                .push(fault(None, "the file is not valid UTF-8; save it as UTF-8"));
+            String::from_utf8_lossy(bytes)
+        }
+    };
+    // Once the file is invalid as a whole, the reference reports that
+    // alone: what is read after it is for the catalog only.
+    let strict = file.faults.is_empty();
+    let text = text.replace("\r\n", "\n").replace('\r', "\n");
+    let front = match split_front_matter(&text) {
         Ok((front, body)) => {
             file.body = body;
             front
         }
         Err(broken) => {
-            file.faults.push(broken);
-            return Ok(file);
+            if strict {
+                file.faults.push(broken);
+            }
+            if !text.starts_with("---") {
+                // No front matter at all: the whole file is the guidance.
+                file.body = text.trim_matches(is_py_space).to_owned();
+            }
+            return file;
         }
     };
-    match strict_yaml(&front) {
-        Ok(Some(Yaml::Map(fields))) => validate(dir_name, &fields, &mut file),
-        Ok(_) => file.faults.push(fault(
-            None,
-            "the front matter is not a YAML mapping; write it as `key: value` lines",
-        )),
-        Err(err) if err.syntax => {
-            return Err(NotYaml {
-                line: err.line,
-                column: err.column,
-                message: err.message,
-            });
+    match strict_yaml(front) {
+        Ok(Some(Yaml::Map(fields))) if strict => validate(dir_name, &fields, &mut file),
+        Ok(Some(Yaml::Map(fields))) => catalog_values(dir_name, &fields, &mut file),
+        Ok(_) => {
+            if strict {
+                file.faults.push(fault(
+                    None,
+                    "the front matter is not a YAML mapping; write it as `key: value` lines",
+                ));
+            }
         }
-        Err(err) => file.faults.push(fault(
-            None,
-            format!(
-                "the front matter is not YAML this format accepts: {} (line {}, column {})",
-                err.message, err.line, err.column
-            ),
-        )),
+        Err(err) => {
+            if strict {
+                let message = if err.syntax {
+                    format!(
+                        "the front matter is not YAML: {}; fix the syntax: close every quote, and quote a value that holds `: `",
+                        err.message
+                    )
+                } else {
+                    format!(
+                        "the front matter is not YAML this format accepts: {}",
+                        err.message
+                    )
+                };
+                file.faults.push(FileFault {
+                    at: Some((err.line, err.column)),
+                    ..fault(None, message)
+                });
+            }
+            if let Some(fields) = lenient_yaml(front) {
+                catalog_values(dir_name, &fields, &mut file);
+            }
+        }
     }
-    Ok(file)
+    file
+}
+
+/// What a front matter the validator refused still says for the catalog:
+/// its name, description, tools and runbook routes, without faults (the
+/// file's verdict is already given).
+fn catalog_values(dir_name: &str, fields: &[(String, Yaml)], file: &mut SkillFile) {
+    let mut read = SkillFile::default();
+    validate(dir_name, fields, &mut read);
+    file.name = read.name;
+    file.description = read.description;
+    file.tools = read.tools;
+    file.tool_patterns = read.tool_patterns;
+    file.routes = read.routes;
+    file.runbook_keys = read.runbook_keys;
 }
 
 /// The front matter (the text after the opening `---`, up to the next `---`)
-/// and the body after it, trimmed; line endings normalised first.
-fn split_front_matter(bytes: &[u8]) -> Result<(String, String), FileFault> {
-    let Ok(text) = std::str::from_utf8(bytes) else {
-        return Err(fault(None, "the file is not valid UTF-8; save it as UTF-8"));
-    };
-    let text = text.replace("\r\n", "\n").replace('\r', "\n");
+/// and the body after it, trimmed; `text`'s line endings are normalised.
+fn split_front_matter(text: &str) -> Result<(&str, String), FileFault> {
     let Some(rest) = text.strip_prefix("---") else {
         return Err(fault(
             None,
@@ -228,7 +273,7 @@ fn split_front_matter(bytes: &[u8]) -> Result<(String, String), FileFault> {
         ));
     };
     let body = rest[close + 3..].trim_matches(is_py_space).to_owned();
-    Ok((rest[..close].to_owned(), body))
+    Ok((&rest[..close], body))
 }
 
 fn validate(dir_name: &str, fields: &[(String, Yaml)], file: &mut SkillFile) {
@@ -327,16 +372,25 @@ fn read_tools_and_routes(
     file: &mut SkillFile,
 ) {
     // The validator takes `allowed-tools` as it is; only text names count,
-    // each scoped entry (`Bash(git:*)`) naming the tool before its pattern.
-    match allowed {
-        Some(Yaml::Str(text)) => file.tools.extend(allowed_tools::tool_names(text)),
-        Some(Yaml::Seq(items)) => file
-            .tools
-            .extend(items.iter().filter_map(|item| match item {
+    // each scoped entry (`Bash(git:*)`) naming the tool before its pattern,
+    // and an entry with a wildcard (`mcp__github__*`) being a pattern.
+    let entries: Vec<String> = match allowed {
+        Some(Yaml::Str(text)) => allowed_tools::tool_names(text),
+        Some(Yaml::Seq(items)) => items
+            .iter()
+            .filter_map(|item| match item {
                 Yaml::Str(entry) => allowed_tools::name_of(entry),
                 _ => None,
-            })),
-        _ => {}
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    for entry in entries {
+        if !skill_core::is_tool_pattern(&entry) {
+            file.tools.push(entry);
+        } else if !file.tool_patterns.contains(&entry) {
+            file.tool_patterns.push(entry);
+        }
     }
     if let Some(value) = tools {
         file.runbook_keys.push("tools");
@@ -375,31 +429,31 @@ fn validate_name(dir_name: &str, name: &Yaml, file: &mut SkillFile) {
     }
     file.name = Some(raw.clone());
     let name: String = stripped.nfkc().collect();
+    let folder: String = dir_name.nfkc().collect();
+    let write = suggested_name(&name, &folder)
+        .map(|suggestion| format!("; write '{suggestion}'"))
+        .unwrap_or_default();
     let mut broken = |message: String| file.faults.push(fault(Some("name"), message));
     let length = name.chars().count();
     if length > 64 {
         broken(format!(
-            "'{name}' is {length} characters long (after Unicode NFKC normalisation), more than the 64 allowed"
+            "'{name}' is {length} characters long (after Unicode NFKC normalisation), more than the 64 allowed{write}"
         ));
     }
     if name.to_lowercase() != name {
-        broken(format!(
-            "'{name}' must be lower case; write '{}'",
-            name.to_lowercase()
-        ));
+        broken(format!("'{name}' must be lower case{write}"));
     }
     if name.starts_with('-') || name.ends_with('-') {
-        broken(format!("'{name}' starts or ends with a hyphen; remove it"));
+        broken(format!("'{name}' starts or ends with a hyphen{write}"));
     }
     if name.contains("--") {
-        broken(format!("'{name}' contains two hyphens in a row; use one"));
+        broken(format!("'{name}' contains two hyphens in a row{write}"));
     }
     if !name.chars().all(|c| c == '-' || is_py_alnum(c)) {
         broken(format!(
-            "'{name}' may hold only letters, digits and hyphens"
+            "'{name}' may hold only letters, digits and hyphens{write}"
         ));
     }
-    let folder: String = dir_name.nfkc().collect();
     if folder != name {
         broken(format!(
             "'{name}' differs from its folder's name '{dir_name}'; rename one so they match"
@@ -407,12 +461,48 @@ fn validate_name(dir_name: &str, name: &Yaml, file: &mut SkillFile) {
     }
 }
 
+/// Whether `name` (NFKC-normalised already) passes the format's name rules:
+/// at most 64 characters, lower case, letters, digits and single inner
+/// hyphens.
+fn is_valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.chars().count() <= 64
+        && name.to_lowercase() == name
+        && !name.starts_with('-')
+        && !name.ends_with('-')
+        && !name.contains("--")
+        && name.chars().all(|c| c == '-' || is_py_alnum(c))
+}
+
+/// A name to write instead of `name`, which passes every name rule: the
+/// folder's name when that is one (a valid name must equal it), else `name`
+/// lower-cased, each run of other characters made one hyphen, cut to 64
+/// characters. `None` when nothing of `name` survives.
+fn suggested_name(name: &str, folder: &str) -> Option<String> {
+    if is_valid_name(folder) {
+        return Some(folder.to_owned());
+    }
+    let mut slug = String::new();
+    for c in name.to_lowercase().nfkc() {
+        if is_py_alnum(c) && c.to_lowercase().eq(std::iter::once(c)) {
+            slug.push(c);
+        } else if !slug.is_empty() && !slug.ends_with('-') {
+            slug.push('-');
+        }
+    }
+    let mut slug: String = slug.chars().take(64).collect();
+    while slug.ends_with('-') {
+        slug.pop();
+    }
+    is_valid_name(&slug).then_some(slug)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn read(dir: &str, text: &str) -> SkillFile {
-        read_skill_md(dir, text.as_bytes()).expect("the front matter is YAML")
+        read_skill_md(dir, text.as_bytes())
     }
 
     fn faults(dir: &str, text: &str) -> Vec<String> {
@@ -490,26 +580,109 @@ mod tests {
         assert_eq!(found.len(), 2, "{found:?}");
     }
 
-    /// Both ways of reporting a YAML error count lines in the whole file,
-    /// line 1 being the opening `---`.
+    /// Both kinds of YAML fault count lines in the whole file, line 1 being
+    /// the opening `---`.
     #[test]
     fn yaml_errors_name_the_line_of_the_file() {
-        for (text, line, column) in [
-            ("---\nname: a\ndescription: [x]\n---\n", 3, 14),
-            ("---\nname: a\ndescription: x\u{1}\n---\n", 3, 15),
-            ("--- !t\nname: a\n---\n", 1, 5),
+        for (text, at) in [
+            ("---\nname: a\ndescription: [x]\n---\n", (3, 14)),
+            ("---\nname: a\ndescription: x\u{1}\n---\n", (3, 15)),
+            ("--- !t\nname: a\n---\n", (1, 5)),
+            ("---\nname: a\n  bad: indent\n---\n", (3, 6)),
         ] {
-            let found = faults("a", text);
-            let place = format!("(line {line}, column {column})");
+            let file = read("a", text);
             assert!(
-                found.len() == 1 && found[0].ends_with(&place),
-                "{text:?}: {found:?}"
+                file.faults.len() == 1 && file.faults[0].at == Some(at),
+                "{text:?}: {:?}",
+                file.faults
             );
         }
-        let err = read_skill_md("a", b"---\nname: a\ndescription: \"unclosed\n---\n").unwrap_err();
-        assert_eq!(err.line, 3, "{err}");
-        let err = read_skill_md("a", b"---\nname: a\n  bad: indent\n---\n").unwrap_err();
-        assert_eq!((err.line, err.column), (3, 6), "{err}");
+        let file = read("a", "---\nname: a\ndescription: \"unclosed\n---\n");
+        assert_eq!(file.faults.len(), 1, "{:?}", file.faults);
+        assert_eq!(file.faults[0].at.map(|(line, _)| line), Some(3));
+        assert!(
+            file.faults[0]
+                .message
+                .starts_with("the front matter is not YAML: ")
+        );
+    }
+
+    /// What strict YAML refuses is still read for the catalog, as ordinary
+    /// YAML or as `key: value` lines; the verdict stays the validator's.
+    #[test]
+    fn the_catalog_reads_what_the_verdict_refuses() {
+        for (text, description) in [
+            (
+                "---\nname: a\ndescription: Use when: asked\n---\n",
+                "Use when: asked",
+            ),
+            (
+                "---\nname: a\ndescription: \"Quoted: yes\"\nallowed-tools: [Read, Grep]\n---\n",
+                "Quoted: yes",
+            ),
+            (
+                "---\nname: a\ndescription: Folded: one\n  two\nlicense: MIT\n---\n",
+                "Folded: one two",
+            ),
+            (
+                "---\nname: a\ndescription: Folded: one\n  two\n---\n  three\n",
+                "Folded: one two",
+            ),
+        ] {
+            let file = read("a", text);
+            assert!(!file.is_valid(), "{text:?}");
+            assert_eq!(file.name.as_deref(), Some("a"), "{text:?}");
+            assert_eq!(file.description.as_deref(), Some(description), "{text:?}");
+        }
+        let file = read(
+            "a",
+            "---\nname: a\ndescription: x\nallowed-tools: [Read, Grep]\n---\n",
+        );
+        assert_eq!(file.tools, ["Read", "Grep"]);
+        assert_eq!(
+            key_value_fields(
+                "description: >\n  Long: text\n  here\nlist:\n  - a\n  - 'b'\nkeep: |\n  one\n  two"
+            ),
+            [
+                ("description", "Long: text here".to_owned()),
+                ("list", "[a, b]".to_owned()),
+                ("keep", "one\ntwo".to_owned())
+            ]
+        );
+        let file = read_skill_md("a", b"---\nname: a\ndescription: caf\xe9\n---\nBody\n");
+        assert_eq!(file.faults.len(), 1, "{:?}", file.faults);
+        assert_eq!(file.description.as_deref(), Some("caf\u{fffd}"));
+        assert_eq!(file.body, "Body");
+        let file = read("a", "# Just guidance\n");
+        assert_eq!(file.body, "# Just guidance");
+        assert!(!file.is_valid());
+    }
+
+    fn key_value_fields(text: &str) -> Vec<(&'static str, String)> {
+        yaml::key_value_lines_for_test(text)
+            .into_iter()
+            .map(|(key, value)| (&*key.leak(), value))
+            .collect()
+    }
+
+    #[test]
+    fn every_suggested_name_is_a_valid_one() {
+        let faults = faults(
+            "ahrefs-automation",
+            "---\nname: Ahrefs Automation\ndescription: x\n---\n",
+        );
+        assert!(
+            faults
+                .iter()
+                .any(|f| f.contains("write 'ahrefs-automation'")),
+            "{faults:?}"
+        );
+        assert_eq!(
+            suggested_name("Ahrefs Automation", "Ahrefs Automation").as_deref(),
+            Some("ahrefs-automation")
+        );
+        assert_eq!(suggested_name("--A__b--", "x y").as_deref(), Some("a-b"));
+        assert_eq!(suggested_name("!!!", "???"), None);
     }
 
     #[test]

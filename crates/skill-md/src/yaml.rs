@@ -63,13 +63,132 @@ fn syntax_error(err: &ScanError) -> YamlError {
 pub(super) fn strict_yaml(text: &str) -> Result<Option<Yaml>, YamlError> {
     let chars: Vec<char> = text.chars().collect();
     refuse_control_characters(&chars)?;
-    let mut reader = Reader::default();
+    let mut reader = Reader {
+        strict: true,
+        ..Reader::default()
+    };
     for next in Parser::new_from_str(text) {
         let (event, span) = next.map_err(|err| syntax_error(&err))?;
         refuse_unsupported(&event, &chars, span.start)?;
         reader.take(event, span.start)?;
     }
     Ok(reader.root)
+}
+
+/// The fields of a front matter that strict YAML refused, read as the
+/// leading clients read one: as ordinary YAML (flow collections, tags and
+/// anchors allowed, a repeated key keeping its last value), or, when it is
+/// not YAML at all, as `key: value` lines. `None` when neither finds a
+/// field.
+pub(super) fn lenient_yaml(text: &str) -> Option<Vec<(String, Yaml)>> {
+    let mut reader = Reader::default();
+    let mut parsed = true;
+    for next in Parser::new_from_str(text) {
+        let Ok((event, span)) = next else {
+            parsed = false;
+            break;
+        };
+        if reader.take(event, span.start).is_err() {
+            parsed = false;
+            break;
+        }
+    }
+    let fields = match reader.root {
+        Some(Yaml::Map(fields)) if parsed => fields,
+        _ => key_value_lines(text),
+    };
+    (!fields.is_empty()).then_some(fields)
+}
+
+/// `key: value` lines: a key at the start of a line, its value the rest of
+/// the line as written (a `: ` inside it is text), unquoted when quoted
+/// whole; indented lines after it continue the value (joined with spaces),
+/// keep their line breaks after `|`, or, when they are `- item` lines, make
+/// it a list.
+fn key_value_lines(text: &str) -> Vec<(String, Yaml)> {
+    let mut fields: Vec<(String, Yaml)> = Vec::new();
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        let Some((key, value)) = line.split_once(':') else {
+            continue;
+        };
+        let key = key.trim_end();
+        if key.is_empty() || key.starts_with([' ', '\t', '#', '-']) || key.contains(' ') {
+            continue;
+        }
+        let value = value.trim();
+        let mut more = Vec::new();
+        while let Some(next) = lines.next_if(|l| l.starts_with([' ', '\t']) || l.trim().is_empty())
+        {
+            more.push(next.trim());
+        }
+        while more.last().is_some_and(|l| l.is_empty()) {
+            more.pop();
+        }
+        let node = if value.is_empty()
+            && !more.is_empty()
+            && more.iter().all(|l| l.starts_with("- ") || l.is_empty())
+        {
+            Yaml::Seq(
+                more.iter()
+                    .filter_map(|l| l.strip_prefix("- "))
+                    .map(|item| Yaml::Str(unquoted(item.trim()).to_owned()))
+                    .collect(),
+            )
+        } else if value.starts_with('|') {
+            Yaml::Str(more.join("\n"))
+        } else {
+            let mut words = vec![unquoted(value).to_owned()];
+            if value.starts_with('>') {
+                words.clear();
+            }
+            words.extend(
+                more.iter()
+                    .filter(|l| !l.is_empty())
+                    .map(|l| (*l).to_owned()),
+            );
+            Yaml::Str(words.join(" "))
+        };
+        fields.retain(|(known, _)| known != key);
+        fields.push((key.to_owned(), node));
+    }
+    fields
+}
+
+/// [`key_value_lines`] with each value shown as text (a list as `[a, b]`).
+#[cfg(test)]
+pub(super) fn key_value_lines_for_test(text: &str) -> Vec<(String, String)> {
+    key_value_lines(text)
+        .into_iter()
+        .map(|(key, node)| {
+            let shown = match node {
+                Yaml::Str(text) => text,
+                Yaml::Seq(items) => {
+                    let items: Vec<String> = items
+                        .into_iter()
+                        .map(|item| match item {
+                            Yaml::Str(text) => text,
+                            other => format!("{other:?}"),
+                        })
+                        .collect();
+                    format!("[{}]", items.join(", "))
+                }
+                Yaml::Map(_) => "{…}".to_owned(),
+            };
+            (key, shown)
+        })
+        .collect()
+}
+
+/// A value without its quotes: the pair around it, or an opening quote
+/// that is never closed.
+fn unquoted(value: &str) -> &str {
+    for quote in ['"', '\''] {
+        if let Some(inner) = value.strip_prefix(quote) {
+            return inner.strip_suffix(quote).unwrap_or(inner);
+        }
+    }
+    value
 }
 
 fn refuse_control_characters(chars: &[char]) -> Result<(), YamlError> {
@@ -133,6 +252,10 @@ enum Open {
 /// Builds the document from the reader's events.
 #[derive(Default)]
 struct Reader {
+    /// Refuse what the reference's strict reader refuses (a second
+    /// document, a repeated key, siblings indented differently); otherwise
+    /// read them as ordinary YAML does.
+    strict: bool,
     stack: Vec<Open>,
     root: Option<Yaml>,
     documents: usize,
@@ -143,7 +266,7 @@ impl Reader {
         let node = match event {
             Event::DocumentStart(_) => {
                 self.documents += 1;
-                if self.documents > 1 {
+                if self.documents > 1 && self.strict {
                     return Err(refusal(
                         at,
                         "it holds more than one YAML document; keep a single one",
@@ -157,6 +280,9 @@ impl Reader {
             }
             Event::MappingStart(..) => return self.open_mapping(at),
             Event::Scalar(value, ..) => Yaml::Str(value.into_owned()),
+            // Only an ordinary reading gets here with an alias: it stands
+            // for a value this reader does not keep.
+            Event::Alias(_) => Yaml::Str(String::new()),
             Event::SequenceEnd => match self.stack.pop() {
                 Some(Open::Seq(items)) => Yaml::Seq(items),
                 _ => return Err(refusal(at, "unbalanced sequence")),
@@ -172,6 +298,14 @@ impl Reader {
 
     /// A mapping nested under a key must be indented like its siblings.
     fn open_mapping(&mut self, at: Marker) -> Result<(), YamlError> {
+        if !self.strict {
+            self.stack.push(Open::Map {
+                fields: Vec::new(),
+                key: None,
+                nested_column: None,
+            });
+            return Ok(());
+        }
         if let Some(Open::Map {
             key: Some(_),
             nested_column,
@@ -211,7 +345,9 @@ impl Reader {
                             "it uses a list or mapping as a key; keys must be plain text",
                         ));
                     };
-                    if fields.iter().any(|(known, _)| *known == name) {
+                    if !self.strict {
+                        fields.retain(|(known, _)| *known != name);
+                    } else if fields.iter().any(|(known, _)| *known == name) {
                         return Err(refusal(
                             at,
                             &format!("key '{name}' appears twice; keep one"),

@@ -22,7 +22,9 @@ use skillgraph::skill_core::{GuardViewInput, ReadSkillOffer, SkillMap, ToolResul
 use skillgraph::skill_explain::mermaid;
 use skillgraph::skill_guard::{CompiledMap, Evaluation, Guard, Iteration, RouteGuards};
 use skillgraph::skill_session::CallPolicy;
-use skillgraph::skill_tools::{HostFormat, ToolDescriptor, list_skills, read_skill};
+use skillgraph::skill_tools::{
+    DEFAULT_CATALOG_BUDGET, HostFormat, ToolDescriptor, list_skills, read_skill_within,
+};
 use skillgraph::{LoadError, Loaded, RecordFileError, load};
 use skillgraph_mcp::{ServeConfig, ServeError};
 
@@ -50,10 +52,11 @@ pub struct Cli {
 enum Command {
     /// Report every problem of a map: errors, then warnings.
     ///
-    /// PATH is a skillmap.json file with inline skills, or a folder holding
-    /// skillmap.json and skills/<name>/SKILL.md folders.
+    /// PATH is a skillmap.json file with inline skills, or a folder of Agent
+    /// Skills as its author laid it out, with or without a skillmap.json.
+    /// Every broken skill is reported, and the others still load.
     #[command(
-        after_help = "Examples:\n  skillgraph check examples/support-desk\n  skillgraph check map.json --format json\n\nExit codes: 0 no error (warnings allowed), 1 the map has errors, 2 the input cannot be used."
+        after_help = "Folders:\n  A skill is a folder holding a SKILL.md (a file, or a link to one); its id is the folder's name.\n  PATH itself, when it holds a SKILL.md, is one skill.\n  Else skills are looked for in PATH/skills (or, without one, in PATH), and other folders are\n  looked into, to a depth of 4 below PATH, without being offered:\n    skills/<name>/SKILL.md              a skills folder\n    <name>/SKILL.md                     a flat folder (.claude/skills, a skills repository)\n    skills/<category>/<name>/SKILL.md   category or author folders (skills/.curated/<name>)\n    plugins/<plugin>/skills/<name>/SKILL.md, .claude/skills/<name>/SKILL.md\n  A skill's own subfolders (scripts/, references/) are its files. .git and node_modules are not looked into.\n  A skillmap.json beside them adds entries, routes and per-skill settings.\n\nExamples:\n  skillgraph check examples/support-desk\n  skillgraph check ~/.claude/skills\n  skillgraph check map.json --format json\n\nExit codes: 0 no error (warnings allowed), 1 the map has errors (every broken skill is named), 2 the input cannot be used (a missing or unreadable PATH, or no skill anywhere below it, with the folders looked in)."
     )]
     Check {
         /// The map: a skillmap.json file or a folder holding one.
@@ -81,6 +84,9 @@ enum Command {
         /// `text` for a person, or a host's tool JSON.
         #[arg(long, value_enum, default_value_t = ToolFormat::Text)]
         format: ToolFormat,
+        /// The most characters read_skill's description may hold; later skills are listed by id.
+        #[arg(long, value_name = "CHARS", default_value_t = DEFAULT_CATALOG_BUDGET)]
+        catalog_budget: usize,
     },
     /// Resolve where one iteration's tool results move the cursor.
     #[command(
@@ -131,6 +137,9 @@ enum Command {
         /// Refuse a `call` step of a tool no active skill carries.
         #[arg(long)]
         strict_tools: bool,
+        /// The most characters read_skill's description may hold; later skills are listed by id.
+        #[arg(long, value_name = "CHARS", default_value_t = DEFAULT_CATALOG_BUDGET)]
+        catalog_budget: usize,
     },
     /// Serve the map as an MCP server over standard input and output.
     ///
@@ -160,6 +169,9 @@ enum Command {
         /// Seconds an upstream server may take to start or to answer one call.
         #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
         upstream_timeout: u64,
+        /// The most characters read_skill's description may hold; later skills are listed by id.
+        #[arg(long, value_name = "CHARS", default_value_t = DEFAULT_CATALOG_BUDGET)]
+        catalog_budget: usize,
     },
     /// Reproduce a run from its record: the same inputs on the same map must
     /// write the same record.
@@ -312,7 +324,17 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
             hide,
             offer,
             format,
-        } => tools(&path, cursor.as_deref(), &hide, offer.as_deref(), format),
+            catalog_budget,
+        } => tools(
+            &path,
+            Position {
+                cursor: cursor.as_deref(),
+                hide: &hide,
+                offer: offer.as_deref(),
+            },
+            format,
+            catalog_budget,
+        ),
         Command::Route {
             path,
             cursor,
@@ -330,11 +352,13 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
             record,
             all_tools,
             strict_tools,
+            catalog_budget,
         } => play::play(
             &path,
             posture,
             call_policy(all_tools, strict_tools),
             record.as_deref(),
+            catalog_budget,
         ),
         Command::Serve {
             path,
@@ -343,12 +367,14 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
             all_tools,
             strict_tools,
             upstream_timeout,
+            catalog_budget,
         } => {
             let mut config = ServeConfig::new(path);
             config.record = record;
             config.posture = posture.into();
             config.tools = call_policy(all_tools, strict_tools);
             config.upstream_timeout = std::time::Duration::from_secs(upstream_timeout);
+            config.catalog_budget = catalog_budget;
             skillgraph_mcp::serve_stdio(&config)?;
             Ok(ExitCode::SUCCESS)
         }
@@ -489,14 +515,34 @@ fn known_skill(map: &SkillMap, id: &str, flag: &str) -> Result<(), Failure> {
     ))
 }
 
+/// Where `tools` shows the tools for: a cursor and hidden ids, or an offer
+/// file.
+struct Position<'a> {
+    cursor: Option<&'a str>,
+    hide: &'a [String],
+    offer: Option<&'a Path>,
+}
+
 fn tools(
     path: &Path,
-    cursor: Option<&str>,
-    hide: &[String],
-    offer: Option<&Path>,
+    position: Position<'_>,
     format: ToolFormat,
+    catalog_budget: usize,
 ) -> Result<ExitCode, Failure> {
-    let Loaded { map, .. } = load(path)?;
+    let Position {
+        cursor,
+        hide,
+        offer,
+    } = position;
+    let Loaded { map, left_out, .. } = load(path)?;
+    if !left_out.is_empty() {
+        output::warn(&format!(
+            "warning: {} skill file(s) are left out and not offered ({}); `skillgraph check {}` says why",
+            left_out.len(),
+            left_out.join(", "),
+            path.display()
+        ));
+    }
     let offer = match offer {
         Some(file) => {
             let text = read_file(file)?;
@@ -514,10 +560,11 @@ fn tools(
             map.offer_at(cursor, hide, false)
         }
     };
-    let descriptors: Vec<ToolDescriptor> = read_skill(&map.skills, Some(&offer))
-        .into_iter()
-        .chain(list_skills(&map.skills))
-        .collect();
+    let descriptors: Vec<ToolDescriptor> =
+        read_skill_within(&map.skills, Some(&offer), catalog_budget)
+            .into_iter()
+            .chain(list_skills(&map.skills))
+            .collect();
     let host = match format {
         ToolFormat::Text => {
             if descriptors.is_empty() {

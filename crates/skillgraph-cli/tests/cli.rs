@@ -118,8 +118,9 @@ fn settings_for_a_skill_without_a_folder_are_an_error() {
         serde_json::json!({
             "severity": "error", "code": "settings-without-skill", "skill": "ghost",
             "message": format!(
-                "{}: `skills` configures \"ghost\", but there is no skills/ghost/SKILL.md; add the skill's folder, or remove its settings",
-                dir.join("skillmap.json").display()
+                "{}: `skills` configures \"ghost\", but no folder named `ghost` holding a SKILL.md is below {}; add the skill's folder, or remove its settings",
+                dir.join("skillmap.json").display(),
+                dir.display()
             ),
         })
     );
@@ -234,7 +235,7 @@ fn a_skill_md_that_breaks_the_agent_skills_rules_is_named() {
 }
 
 #[test]
-fn a_skill_md_that_is_not_yaml_is_unusable_input() {
+fn a_skill_md_that_is_not_yaml_is_an_error_on_that_skill_alone() {
     let dir = scratch("cli", "bad-yaml");
     write(&dir, "skillmap.json", r#"{"entries": ["intake"]}"#);
     write(
@@ -242,18 +243,23 @@ fn a_skill_md_that_is_not_yaml_is_unusable_input() {
         "skills/intake/SKILL.md",
         "---\nname: intake\ndescription: \"unclosed\n---\n",
     );
+    write(
+        &dir,
+        "skills/faq/SKILL.md",
+        "---\nname: faq\ndescription: Answer questions.\n---\n",
+    );
     let output = skillgraph(&["check", &dir.display().to_string()]);
-    assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let text = stdout(&output);
     assert!(
-        stderr(&output).contains("error[bad-yaml]"),
-        "{}",
-        stderr(&output)
+        text.contains(
+            "error[skill-file-invalid]: skills/intake/SKILL.md:3:14: the front matter is not YAML"
+        ),
+        "{text}"
     );
-    assert!(
-        stderr(&output).contains("intake/SKILL.md:"),
-        "{}",
-        stderr(&output)
-    );
+    assert!(text.contains("1 error, "), "{text}");
+    let tools = stdout(&skillgraph(&["tools", &dir.display().to_string()]));
+    assert!(tools.contains(" - faq: Answer questions."), "{tools}");
 }
 
 #[test]

@@ -296,7 +296,7 @@ fn yaml_errors_name_the_line_of_the_file() {
     assert!(
         problems[0]
             .1
-            .ends_with("flow sequence (`[…]`); write one `- item` per line (line 3, column 14)"),
+            .starts_with("skills/a/SKILL.md:3:14: the front matter is not YAML this format accepts: it uses a flow sequence"),
         "{problems:?}"
     );
     let broken = folder(
@@ -307,12 +307,13 @@ fn yaml_errors_name_the_line_of_the_file() {
             "---\nname: a\ndescription: \"open\n---\n",
         )],
     );
-    let output = skillgraph(&["check", &broken.display().to_string()]);
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = text(&output.stderr);
+    let (code, problems) = check(&broken);
+    assert_eq!(code, 1);
     assert!(
-        stderr.contains("error[bad-yaml]") && stderr.contains("a/SKILL.md:3:"),
-        "{stderr}"
+        problems[0]
+            .1
+            .starts_with("skills/a/SKILL.md:3:14: the front matter is not YAML: "),
+        "{problems:?}"
     );
 }
 

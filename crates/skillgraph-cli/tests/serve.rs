@@ -774,3 +774,48 @@ async fn a_served_record_replays_to_itself_under_every_call_policy() {
         assert_eq!(code, Some(0), "{name}: {stderr}");
     }
 }
+
+/// A skill whose `SKILL.md` allows `mcp__desk__lookup_*` carries, under
+/// `serve`, the desk's tools the pattern matches (in Claude Code's
+/// `mcp__SERVER__TOOL` spelling), and a host tool no upstream has (`Read`)
+/// is said on standard error instead of stopping start-up.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn allowed_tools_patterns_carry_the_upstream_tools_they_match() {
+    let dir = desk("patterns", one_upstream(), |map| {
+        map["skills"]["triage"]
+            .as_object_mut()
+            .expect("triage's settings")
+            .remove("tools");
+    });
+    let skill = dir.join("skills/triage/SKILL.md");
+    let text = std::fs::read_to_string(&skill).expect("triage's file");
+    let text = text.replacen(
+        "\n---\n",
+        "\nallowed-tools: mcp__desk__lookup_* Read\n---\n",
+        1,
+    );
+    std::fs::write(&skill, text).expect("triage's file is written");
+    let check = common::skillgraph(&["check", &dir.display().to_string(), "--format", "json"]);
+    let checkup: Value = serde_json::from_slice(&check.stdout).expect("the check-up is JSON");
+    assert!(
+        !checkup.to_string().contains("unusable-tool-name"),
+        "a pattern is not a tool name: {checkup}"
+    );
+    let (client, _) = connect(&dir, &[]).await;
+    let names = tool_names(&client).await;
+    assert_eq!(
+        names,
+        [
+            "list_skills",
+            "lookup_invoice",
+            "lookup_order",
+            "read_skill"
+        ],
+        "the pattern's tools, and no Read"
+    );
+    let answer = call(&client, "lookup_order", json!({"order_id": 4412}))
+        .await
+        .expect("the call answers");
+    assert_ne!(answer.is_error, Some(true), "{answer:?}");
+    client.cancel().await.expect("the client closes");
+}

@@ -42,7 +42,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::ServiceExt;
+use skillgraph::skill_core::{SkillMap, ToolDecl, tool_pattern_matches};
+use skillgraph::skill_guard::RouteGuards;
 use skillgraph::skill_session::{CallPolicy, Graph, GraphError, Posture, Run, SessionConfig};
+use skillgraph::skill_tools::DEFAULT_CATALOG_BUDGET;
 use skillgraph::{LoadError, RecordFileError, RecordWriter, load};
 #[cfg(unix)]
 use tokio::net::unix::pipe;
@@ -67,11 +70,14 @@ pub struct ServeConfig {
     pub tools: CallPolicy,
     /// How long an upstream server may take to start or to answer one call.
     pub upstream_timeout: Duration,
+    /// The most characters `read_skill`'s description holds (SPEC §6.5).
+    pub catalog_budget: usize,
 }
 
 impl ServeConfig {
     /// Serve the map at `path` with the defaults: no record file, posture
-    /// `assist`, the `scoped` call policy, a 60 s upstream timeout.
+    /// `assist`, the `scoped` call policy, a 60 s upstream timeout, a
+    /// 16,000-character catalog budget.
     pub fn new(path: impl Into<PathBuf>) -> Self {
         ServeConfig {
             path: path.into(),
@@ -79,6 +85,7 @@ impl ServeConfig {
             posture: Posture::Assist,
             tools: CallPolicy::Scoped,
             upstream_timeout: Duration::from_secs(60),
+            catalog_budget: DEFAULT_CATALOG_BUDGET,
         }
     }
 }
@@ -141,8 +148,12 @@ impl ServeError {
 /// cannot be used, or the client's handshake fails.
 pub fn serve_stdio(config: &ServeConfig) -> Result<(), ServeError> {
     let loaded = load(&config.path)?;
-    let graph = Graph::new(loaded.map)
-        .map_err(|err| ServeError::Graph(err, config.path.display().to_string()))?;
+    if !loaded.left_out.is_empty() {
+        warn(&left_out_warning(&loaded.left_out, &config.path));
+    }
+    let guards = RouteGuards::compile(&loaded.map).map_err(|err| {
+        ServeError::Graph(GraphError::from(err), config.path.display().to_string())
+    })?;
     let record = config
         .record
         .as_deref()
@@ -156,7 +167,10 @@ pub fn serve_stdio(config: &ServeConfig) -> Result<(), ServeError> {
     runtime.block_on(async {
         let (upstreams, clashes) =
             Upstreams::start(&dir, &loaded.mcp_servers, config.upstream_timeout).await?;
-        refuse_mismatches(&graph, &upstreams, &clashes)?;
+        let mut map = loaded.map;
+        expand_tool_patterns(&mut map, &upstreams);
+        refuse_mismatches(&map, &loaded.tools_from_files, &upstreams, &clashes)?;
+        let graph = Graph::with_guards(map, guards).with_catalog_budget(config.catalog_budget);
         let run = Run::new(
             Arc::new(graph),
             SessionConfig {
@@ -229,10 +243,51 @@ fn folder_of(path: &Path) -> PathBuf {
     }
 }
 
+/// What to say when some skill files could not be read.
+fn left_out_warning(left_out: &[String], path: &Path) -> String {
+    format!(
+        "{} skill file(s) are left out and not offered ({}); `skillgraph check {}` says why",
+        left_out.len(),
+        left_out.join(", "),
+        path.display()
+    )
+}
+
+/// Give each skill the upstream tools its `allowed-tools` patterns match
+/// (`mcp__github__*`; SPEC §7.4), in tool-name order after the tools it
+/// names; a pattern that matches no upstream tool is said on standard error.
+fn expand_tool_patterns(map: &mut SkillMap, upstreams: &Upstreams) {
+    for skill in &mut map.skills {
+        for pattern in &skill.tool_patterns {
+            let mut matched = false;
+            for tool in upstreams.tools() {
+                let name = tool.name.as_ref();
+                let server = upstreams.server_of(name).unwrap_or_default();
+                if tool_pattern_matches(pattern, server, name) {
+                    matched = true;
+                    if skill.tool(name).is_none() {
+                        skill.tools.push(ToolDecl::new(name));
+                    }
+                }
+            }
+            if !matched {
+                warn(&format!(
+                    "skill \"{}\" allows the tools `{pattern}`, which match no upstream tool, so the pattern carries none",
+                    skill.id
+                ));
+            }
+        }
+    }
+}
+
 /// Refuse a map whose skills declare a tool no upstream server offers, and
-/// upstream servers that offer one tool name twice.
+/// upstream servers that offer one tool name twice. A tool a skill's own
+/// `SKILL.md` names (`allowed-tools`, written for whatever host runs the
+/// skill: `Read`, `Bash`) is not refused: it is said on standard error, and
+/// never offered.
 fn refuse_mismatches(
-    graph: &Graph,
+    map: &SkillMap,
+    tools_from_files: &[String],
     upstreams: &Upstreams,
     clashes: &[Clash],
 ) -> Result<(), ServeError> {
@@ -252,9 +307,18 @@ fn refuse_mismatches(
             clash.tool, clash.servers[0], clash.servers[1]
         );
     }
-    for skill in &graph.map().skills {
+    for skill in &map.skills {
+        let from_file = tools_from_files.contains(&skill.id);
         for tool in &skill.tools {
-            if upstreams.server_of(&tool.name).is_none() {
+            if upstreams.server_of(&tool.name).is_some() {
+                continue;
+            }
+            if from_file {
+                warn(&format!(
+                    "skill \"{}\" allows tool \"{}\" in its SKILL.md, which no upstream server offers, so it is not offered here",
+                    skill.id, tool.name
+                ));
+            } else {
                 let _ = writeln!(
                     message,
                     "skill \"{}\" declares tool \"{}\", which no upstream server offers; add the server that has it under `mcpServers` in skillmap.json, or remove the tool from the skill",

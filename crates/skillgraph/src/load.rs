@@ -12,7 +12,7 @@ use skill_checkup::{Checkup, Problem, ProblemCode, check_compiled_map, check_map
 use skill_core::{Flavor, Route, Skill, SkillMap, Step, SurfaceMode, ToolDecl, Trigger};
 use skill_guard::RouteGuards;
 
-use skill_md::{FileFault, SkillFile, read_skill_md};
+use skill_md::{SkillFile, read_skill_md};
 
 mod json;
 
@@ -20,6 +20,27 @@ use json::parse_json;
 
 /// The name of a map file.
 pub const MAP_FILE: &str = "skillmap.json";
+
+/// How many folders below the root skills are looked for: a skill folder
+/// may be at most this deep (`plugins/<plugin>/skills/<name>` is four).
+pub const MAX_DEPTH: usize = 4;
+
+/// Folders never looked into: they hold no skills, and can be huge.
+const NOT_LOOKED_INTO: [&str; 2] = [".git", "node_modules"];
+
+/// The first few of the folders looked into, and how many more.
+fn looked_in_list(places: &[String]) -> String {
+    const SHOWN: usize = 6;
+    let mut list: Vec<String> = places
+        .iter()
+        .take(SHOWN)
+        .map(|p| format!("`{p}`"))
+        .collect();
+    if places.len() > SHOWN {
+        list.push(format!("and {} more", places.len() - SHOWN));
+    }
+    list.join(", ")
+}
 
 /// A loaded map, with the problems found while loading it.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,9 +51,19 @@ pub struct Loaded {
     /// by name (what `skillgraph serve` starts and proxies; SPEC §9).
     pub mcp_servers: BTreeMap<String, McpServer>,
     /// Problems of the files themselves (`skill-file-invalid`,
-    /// `skill-file-not-portable`, settings for a skill that has no folder),
-    /// reported with the check-up.
+    /// `skill-file-not-portable`, `duplicate-skill`, settings for a skill
+    /// that has no folder), reported with the check-up.
     pub problems: Vec<Problem>,
+    /// The skill files that could not be read at all (a link that leads
+    /// nowhere, a file the system refuses, a second skill with a taken id),
+    /// relative to the root: they are not in the map, and each has its
+    /// error in [`problems`](Self::problems).
+    pub left_out: Vec<String>,
+    /// The skills whose tools are the ones their `SKILL.md` names
+    /// (`allowed-tools`, unless `skillmap.json` sets `tools`): names written
+    /// for whatever host runs the skill, which `serve` offers only when an
+    /// upstream server has them.
+    pub tools_from_files: Vec<String>,
 }
 
 impl Loaded {
@@ -109,11 +140,13 @@ pub enum LoadError {
         /// The path given.
         path: PathBuf,
     },
-    /// A folder with neither `skillmap.json` nor a skill folder.
-    #[error("{}: the folder has no `skillmap.json` and no skills (`skills/<name>/SKILL.md`, or `<name>/SKILL.md`); pass the folder that holds them", dir.display())]
+    /// A folder with no `skillmap.json` and no skill anywhere below it.
+    #[error("{}: the folder has no `skillmap.json` and no skill (a folder holding a `SKILL.md`) to a depth of {MAX_DEPTH} below it; looked in {}; pass the folder that holds the skills", dir.display(), looked_in_list(looked_in))]
     NoMapFile {
         /// The folder.
         dir: PathBuf,
+        /// The folders looked into, relative to `dir` (`.` for itself).
+        looked_in: Vec<String>,
     },
     /// A file or folder that could not be read.
     #[error("{}: cannot be read: {source}", path.display())]
@@ -133,18 +166,6 @@ pub enum LoadError {
         /// One-based column.
         column: usize,
         /// What is wrong and how to fix it.
-        message: String,
-    },
-    /// A `SKILL.md` whose front matter is not YAML at all.
-    #[error("{}:{line}:{column}: the front matter is not YAML: {message}; fix the syntax (Agent Skills front matter is `key: value` lines between `---` lines)", path.display())]
-    Yaml {
-        /// The file.
-        path: PathBuf,
-        /// One-based line.
-        line: usize,
-        /// One-based column.
-        column: usize,
-        /// What the YAML reader said.
         message: String,
     },
     /// A key our files do not define.
@@ -173,7 +194,6 @@ impl LoadError {
             LoadError::NoMapFile { .. } => "no-map-file",
             LoadError::Read { .. } => "unreadable",
             LoadError::Json { .. } => "bad-json",
-            LoadError::Yaml { .. } => "bad-yaml",
             LoadError::UnknownKey { .. } => "unknown-key",
         }
     }
@@ -241,6 +261,8 @@ pub fn load(path: &Path) -> Result<Loaded, LoadError> {
             },
             mcp_servers: file.mcp_servers,
             problems: Vec::new(),
+            left_out: Vec::new(),
+            tools_from_files: Vec::new(),
         });
     }
     load_folder(path)
@@ -254,39 +276,59 @@ fn load_folder(root: &Path) -> Result<Loaded, LoadError> {
     } else {
         None
     };
-    let (skills_dir, names) = skill_folders(root)?;
-    if folder_map.is_none() && names.is_empty() {
+    let found = find_skills(root)?;
+    if folder_map.is_none() && found.skills.is_empty() {
         return Err(LoadError::NoMapFile {
             dir: root.to_path_buf(),
+            looked_in: found.looked_in,
         });
     }
-    let mut files = Vec::with_capacity(names.len());
-    for name in &names {
-        let dir = skills_dir.join(name);
-        files.push((
-            name.as_str(),
-            read_skill_folder(&dir, name)?,
-            fault_place(root, &dir),
-        ));
+    let mut problems = found.problems;
+    let mut left_out = Vec::new();
+    let mut files = Vec::with_capacity(found.skills.len());
+    let mut unread_ids = Vec::new();
+    for place in found.skills {
+        match read_skill_folder(&place) {
+            Ok(file) => files.push((place, file)),
+            Err(message) => {
+                problems.push(
+                    Problem::new(
+                        ProblemCode::SkillFileInvalid,
+                        format!(
+                            "{}: {message}; the skill is left out until it is fixed",
+                            place.file
+                        ),
+                    )
+                    .about_skill(&place.id),
+                );
+                left_out.push(place.file);
+                unread_ids.push(place.id);
+            }
+        }
     }
-    let mut problems = Vec::new();
-    let (mut skills, file_routes) = skills_from_files(files, &mut problems);
+    let files = without_second_ids(files, &mut problems, &mut left_out);
+    let (mut skills, file_routes) = skills_from_files(&files, &mut problems);
     let FolderMap {
         entries,
         mut routes,
         skills: mut settings,
         mcp_servers,
     } = folder_map.unwrap_or_default();
+    let mut tools_from_files = Vec::new();
     for skill in &mut skills {
-        if let Some(config) = settings.remove(&skill.id) {
+        let settings = settings.remove(&skill.id);
+        if !skill.tools.is_empty() && settings.as_ref().is_none_or(|s| s.tools.is_none()) {
+            tools_from_files.push(skill.id.clone());
+        }
+        if let Some(config) = settings {
             apply(skill, config);
         }
     }
-    for id in settings.keys() {
+    for id in settings.keys().filter(|id| !unread_ids.contains(id)) {
         let message = format!(
-            "{}: `skills` configures \"{id}\", but there is no {}; add the skill's folder, or remove its settings",
+            "{}: `skills` configures \"{id}\", but no folder named `{id}` holding a SKILL.md is below {}; add the skill's folder, or remove its settings",
             map_path.display(),
-            fault_place(root, &skills_dir.join(id))
+            root.display()
         );
         problems.push(Problem::new(ProblemCode::SettingsWithoutSkill, message).about_skill(id));
     }
@@ -299,46 +341,184 @@ fn load_folder(root: &Path) -> Result<Loaded, LoadError> {
         },
         mcp_servers,
         problems,
+        left_out,
+        tools_from_files,
     })
 }
 
-/// Where a folder keeps its skills and their names, sorted: every folder in
-/// `skills/`, or, when there is none, every folder beside the map that holds
-/// a `SKILL.md`.
-fn skill_folders(root: &Path) -> Result<(PathBuf, Vec<String>), LoadError> {
-    let nested = root.join("skills");
-    let (dir, flat) = if nested.is_dir() {
-        (nested, false)
-    } else {
-        (root.to_path_buf(), true)
-    };
-    let entries = std::fs::read_dir(&dir).map_err(|source| LoadError::Read {
-        path: dir.clone(),
-        source,
-    })?;
-    let mut names = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|source| LoadError::Read {
-            path: dir.clone(),
-            source,
-        })?;
-        let path = entry.path();
-        // Files beside the skill folders (a README) are not skills; nor, in
-        // a flat folder, are folders without a SKILL.md (docs, scripts).
-        if path.is_dir() && (!flat || skill_file(&path).is_some()) {
-            names.push(entry.file_name().to_string_lossy().into_owned());
-        }
-    }
-    names.sort();
-    Ok((dir, names))
+/// One skill folder found below the root.
+struct SkillPlace {
+    /// The skill's id: its folder's name.
+    id: String,
+    /// The folder, absolute when the root could be made so.
+    dir: PathBuf,
+    /// The skill file, relative to the root (`skills/pdf/SKILL.md`).
+    file: String,
+    /// The skill file's path.
+    path: PathBuf,
 }
 
-/// The skill file of a folder, as the reference validator looks for it.
+/// What looking for skills below a root found.
+#[derive(Default)]
+struct Found {
+    skills: Vec<SkillPlace>,
+    looked_in: Vec<String>,
+    problems: Vec<Problem>,
+}
+
+/// Every skill folder below `root`, in path order (SPEC §7.4): the root
+/// itself when it holds a `SKILL.md`; else the folders holding one in
+/// `skills/` (or, when there is no `skills/` or it holds none, in the root),
+/// looking into every other folder to [`MAX_DEPTH`] below the root. A
+/// skill's own subfolders are its files, never looked into.
+fn find_skills(root: &Path) -> Result<Found, LoadError> {
+    let absolute = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let mut found = Found::default();
+    if let Some(path) = skill_file(root) {
+        let id = absolute.file_name().map_or_else(
+            || "skill".to_owned(),
+            |name| name.to_string_lossy().into_owned(),
+        );
+        found.skills.push(place(root, absolute.clone(), id, path));
+        return Ok(found);
+    }
+    let nested = root.join("skills");
+    if nested.is_dir() {
+        found.looked_in.push(".".to_owned());
+        look_into(root, &absolute, &nested, 1, &mut found)?;
+        if !found.skills.is_empty() {
+            return Ok(found);
+        }
+        found = Found::default();
+    }
+    look_into(root, &absolute, root, 0, &mut found)?;
+    Ok(found)
+}
+
+/// Look into `dir`, `depth` folders below the root, for skill folders.
+fn look_into(
+    root: &Path,
+    absolute: &Path,
+    dir: &Path,
+    depth: usize,
+    found: &mut Found,
+) -> Result<(), LoadError> {
+    let relative = relative_to(root, dir);
+    found.looked_in.push(relative.clone());
+    let mut children = match std::fs::read_dir(dir) {
+        Ok(entries) => entries
+            .filter_map(Result::ok)
+            .map(|entry| entry.path())
+            .filter(|path| path.is_dir())
+            .collect::<Vec<_>>(),
+        Err(source) if depth == 0 => {
+            return Err(LoadError::Read {
+                path: dir.to_path_buf(),
+                source,
+            });
+        }
+        Err(err) => {
+            found.problems.push(Problem::new(
+                ProblemCode::UnreadableFolder,
+                format!("{relative}: the folder cannot be read ({err}), so no skill in it is loaded; make it readable, or move the skills out of it"),
+            ));
+            return Ok(());
+        }
+    };
+    children.sort();
+    for child in children {
+        let name = child
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if let Some(path) = skill_file(&child) {
+            let dir = dir_under(absolute, root, &child);
+            found.skills.push(place(root, dir, name, path));
+        } else if depth + 1 < MAX_DEPTH && !NOT_LOOKED_INTO.contains(&name.as_str()) {
+            look_into(root, absolute, &child, depth + 1, found)?;
+        }
+    }
+    Ok(())
+}
+
+fn place(root: &Path, dir: PathBuf, id: String, path: PathBuf) -> SkillPlace {
+    SkillPlace {
+        id,
+        dir,
+        file: relative_to(root, &path),
+        path,
+    }
+}
+
+/// `path` below `root`, as written relative to it (`.` for the root).
+fn relative_to(root: &Path, path: &Path) -> String {
+    match path.strip_prefix(root) {
+        Ok(rest) if rest.as_os_str().is_empty() => ".".to_owned(),
+        Ok(rest) => rest.display().to_string(),
+        Err(_) => path.display().to_string(),
+    }
+}
+
+/// `child` (below `root`) under the absolute root.
+fn dir_under(absolute: &Path, root: &Path, child: &Path) -> PathBuf {
+    child
+        .strip_prefix(root)
+        .map_or_else(|_| child.to_path_buf(), |rest| absolute.join(rest))
+}
+
+/// The skill file of a folder, as the reference validator looks for it: a
+/// file or a link (even one that leads nowhere, which reading reports).
 fn skill_file(dir: &Path) -> Option<PathBuf> {
     ["SKILL.md", "skill.md"]
         .iter()
         .map(|f| dir.join(f))
-        .find(|p| p.exists())
+        .find(|p| p.symlink_metadata().is_ok())
+}
+
+/// The skill file's contents as the reader sees them, or why there are
+/// none.
+fn read_skill_folder(place: &SkillPlace) -> Result<SkillFile, String> {
+    if place.path.is_dir() {
+        return Err(
+            "it is a folder, not a file; replace it with the skill's Markdown file".to_owned(),
+        );
+    }
+    match std::fs::read(&place.path) {
+        Ok(bytes) => Ok(read_skill_md(&place.id, &bytes)),
+        Err(err) => match std::fs::read_link(&place.path) {
+            Ok(target) if err.kind() == std::io::ErrorKind::NotFound => Err(format!(
+                "it is a link to `{}`, which leads nowhere; point the link at the skill's file, or replace it with the file",
+                target.display()
+            )),
+            _ => Err(format!("it cannot be read ({err}); make it readable")),
+        },
+    }
+}
+
+/// The files with their first skill of each id; each later one is a
+/// `duplicate-skill` error naming both paths, and is left out.
+fn without_second_ids(
+    files: Vec<(SkillPlace, SkillFile)>,
+    problems: &mut Vec<Problem>,
+    left_out: &mut Vec<String>,
+) -> Vec<(SkillPlace, SkillFile)> {
+    let mut kept: Vec<(SkillPlace, SkillFile)> = Vec::with_capacity(files.len());
+    let mut first_of: BTreeMap<String, usize> = BTreeMap::new();
+    for (place, file) in files {
+        if let Some(first) = first_of.get(&place.id) {
+            let message = format!(
+                "{} and {} are both skill `{}`: ids are folder names and must be unique; rename one of the folders (and its `name`), or remove it",
+                kept[*first].0.file, place.file, place.id
+            );
+            problems
+                .push(Problem::new(ProblemCode::DuplicateSkill, message).about_skill(&place.id));
+            left_out.push(place.file);
+            continue;
+        }
+        first_of.insert(place.id.clone(), kept.len());
+        kept.push((place, file));
+    }
+    kept
 }
 
 /// The skills the files describe and the routes they declare; each broken
@@ -346,36 +526,43 @@ fn skill_file(dir: &Path) -> Option<PathBuf> {
 /// keys a warning (`skill-file-not-portable`). A route to a skill the folder
 /// does not hold is a broken rule of its file, and is left out.
 fn skills_from_files(
-    files: Vec<(&str, SkillFile, String)>,
+    files: &[(SkillPlace, SkillFile)],
     problems: &mut Vec<Problem>,
 ) -> (Vec<Skill>, Vec<Route>) {
-    let ids: Vec<&str> = files.iter().map(|(name, ..)| *name).collect();
+    let ids: Vec<&str> = files.iter().map(|(place, _)| place.id.as_str()).collect();
     let mut skills = Vec::with_capacity(files.len());
     let mut routes = Vec::new();
-    for (name, file, place) in &files {
+    for (place, file) in files {
+        let name = place.id.as_str();
         let invalid = |message: String| {
             Problem::new(ProblemCode::SkillFileInvalid, message).about_skill(name)
         };
-        problems.extend(file.faults.iter().map(|f| invalid(format!("{place}: {f}"))));
+        problems.extend(file.faults.iter().map(|f| match f.at {
+            Some((line, column)) => invalid(format!("{}:{line}:{column}: {f}", place.file)),
+            None => invalid(format!("{}: {f}", place.file)),
+        }));
         if !file.runbook_keys.is_empty() {
-            problems.push(not_portable(name, place, &file.runbook_keys));
+            problems.push(not_portable(name, &place.file, &file.runbook_keys));
         }
         for found in &file.routes {
             if ids.contains(&found.route.to.as_str()) {
                 routes.push(found.route.clone());
             } else {
                 problems.push(invalid(format!(
-                    "{place}: field `routes`: item `{}` routes to `{}`, which is not a skill of this folder (the skills are: {}); fix the name, or add the skill's folder",
+                    "{}: field `routes`: item `{}` routes to `{}`, which is not a skill of this folder (the skills are: {}); fix the name, or add the skill's folder",
+                    place.file,
                     found.item,
                     found.route.to,
                     ids.join(", ")
                 )));
             }
         }
-        let mut skill = Skill::new(*name);
+        let mut skill = Skill::new(name);
         skill.description.clone_from(&file.description);
         skill.body.clone_from(&file.body);
         skill.tools = file.tools.iter().map(ToolDecl::new).collect();
+        skill.tool_patterns.clone_from(&file.tool_patterns);
+        skill.folder = Some(place.dir.display().to_string());
         skills.push(skill);
     }
     (skills, routes)
@@ -392,49 +579,6 @@ fn not_portable(name: &str, place: &str, keys: &[&str]) -> Problem {
         skill_md::FIELDS.join(", ")
     );
     Problem::new(ProblemCode::SkillFileNotPortable, message).about_skill(name)
-}
-
-/// `skills/<name>/SKILL.md`, relative to the map folder when it can be.
-fn fault_place(root: &Path, dir: &Path) -> String {
-    let file = dir.join("SKILL.md");
-    file.strip_prefix(root)
-        .unwrap_or(&file)
-        .display()
-        .to_string()
-}
-
-/// The skill a folder holds (id: the folder's name) as its `SKILL.md` says.
-fn read_skill_folder(dir: &Path, name: &str) -> Result<SkillFile, LoadError> {
-    let Some(file) = skill_file(dir) else {
-        return Ok(folder_fault(
-            "the folder has no SKILL.md; add one with `name` and `description` front matter",
-        ));
-    };
-    if file.is_dir() {
-        return Ok(folder_fault(
-            "SKILL.md is a folder, not a file; replace it with the skill's Markdown file",
-        ));
-    }
-    let bytes = std::fs::read(&file).map_err(|source| LoadError::Read {
-        path: file.clone(),
-        source,
-    })?;
-    read_skill_md(name, &bytes).map_err(|err| LoadError::Yaml {
-        path: dir.join("SKILL.md"),
-        line: err.line,
-        column: err.column,
-        message: err.message,
-    })
-}
-
-fn folder_fault(message: &str) -> SkillFile {
-    SkillFile {
-        faults: vec![FileFault {
-            field: None,
-            message: message.to_owned(),
-        }],
-        ..SkillFile::default()
-    }
 }
 
 fn apply(skill: &mut Skill, config: SkillSettings) {

@@ -71,18 +71,19 @@ fn a_skill_is_valid_here_exactly_when_the_reference_validator_says_so() {
     for (index, case) in cases.iter().enumerate() {
         let folder = root.join(index.to_string());
         lay_out(&folder, case);
-        // Front matter that is not YAML at all is unusable input (exit 2);
-        // everything else is a problem of the loaded map.
-        let faults: Vec<String> = match skillgraph::load(&folder) {
-            Err(skillgraph::LoadError::Yaml { message, .. }) => vec![message],
-            Err(other) => panic!("{}: {other}", case.case),
-            Ok(loaded) => loaded
-                .problems
-                .iter()
-                .filter(|p| p.code() == ProblemCode::SkillFileInvalid)
-                .map(|p| p.message().to_string())
-                .collect(),
-        };
+        // Every broken file is a problem of the loaded map; a folder with
+        // no skill file is no skill at all (the reference calls it
+        // invalid, as it does every folder it cannot validate).
+        let loaded = skillgraph::load(&folder).unwrap_or_else(|err| panic!("{}: {err}", case.case));
+        let mut faults: Vec<String> = loaded
+            .problems
+            .iter()
+            .filter(|p| p.code() == ProblemCode::SkillFileInvalid)
+            .map(|p| p.message().to_string())
+            .collect();
+        if loaded.map.skills.is_empty() && loaded.left_out.is_empty() {
+            faults.push("no skill file: the folder is not a skill".to_owned());
+        }
         if faults.is_empty() != case.valid {
             disagreements.push(format!(
                 "{}: reference says {} ({}), we found {:?}",

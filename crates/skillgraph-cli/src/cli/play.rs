@@ -106,6 +106,7 @@ pub(super) fn play(
     posture: PostureArg,
     tools: CallPolicy,
     record: Option<&Path>,
+    catalog_budget: usize,
 ) -> Result<ExitCode, Failure> {
     let loaded = load(path)?;
     // Each route guard is compiled once, for the check-up and the session.
@@ -117,7 +118,7 @@ pub(super) fn play(
             path.display()
         ));
     }
-    let graph = Graph::with_guards(loaded.map, guards);
+    let graph = Graph::with_guards(loaded.map, guards).with_catalog_budget(catalog_budget);
     let mut writer = record.map(RecordWriter::create).transpose()?;
     let mut session = Session::with_config(
         Arc::new(graph),
