@@ -5,7 +5,10 @@
 //! the Python SDK (`mcp` at [`MCP_VERSION`]), a copy of the support desk in
 //! `target/interop/desk` whose `skillmap.json` declares `interop/upstream.py`
 //! as its upstream, and `interop/client.py` running the scenario against
-//! `skillgraph serve` on it. The npm part (skipped with `--python-only`, or
+//! `skillgraph serve` on it; then `interop/skills_parity.py` holds every
+//! fixture collection's skills (`crates/skillgraph-cli/tests/collections`)
+//! to the Agent Skills reference validator (`skills-ref` at
+//! [`SKILLS_REF_VERSION`]). The npm part (skipped with `--python-only`, or
 //! when npm is not on PATH): the MCP inspector's CLI lists the tools and calls
 //! `lookup_order` once.
 
@@ -20,6 +23,9 @@ use crate::run;
 
 /// The Python SDK release the client and the upstream are written against.
 const MCP_VERSION: &str = "2.3.0";
+/// The Agent Skills reference validator release the loader's verdicts are
+/// held to.
+const SKILLS_REF_VERSION: &str = "0.1.1";
 /// The inspector release whose CLI is run.
 const INSPECTOR: &str = "@modelcontextprotocol/inspector@2.12.0";
 /// The oldest Python the SDK supports.
@@ -108,7 +114,34 @@ fn python_part(root: &Path) -> Result<Desk> {
     if run(root, &text(&python)?, &args)?.is_some() {
         bail!("the Python client's scenario failed (its FAIL lines above say where)");
     }
+    skills_parity(root, &python, &desk.skillgraph)?;
     Ok(desk)
+}
+
+/// The reference validator beside `skillgraph check` on every fixture
+/// collection and on the shipped example: each skill's verdict must agree.
+fn skills_parity(root: &Path, python: &Path, skillgraph: &str) -> Result<()> {
+    let fixtures = root.join("crates/skillgraph-cli/tests/collections");
+    let mut collections: Vec<String> = std::fs::read_dir(&fixtures)
+        .with_context(|| format!("the fixture collections in {}", fixtures.display()))?
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.is_dir())
+        .map(|path| text(&path))
+        .collect::<Result<_>>()?;
+    collections.sort();
+    // `single` holds a collection whose root is itself the one skill.
+    collections.push(text(&fixtures.join("single/tidy-commits"))?);
+    collections.push(text(&root.join("examples/support-desk"))?);
+    let script = text(&root.join("interop").join("skills_parity.py"))?;
+    let mut args = vec![script.as_str(), skillgraph];
+    args.extend(collections.iter().map(String::as_str));
+    if run(root, &text(python)?, &args)?.is_some() {
+        bail!(
+            "a skill's verdict differs from the reference validator's (the FAIL line above names it)"
+        );
+    }
+    Ok(())
 }
 
 /// Cargo's target folder: `CARGO_TARGET_DIR`, else `target/` in the workspace.
@@ -137,23 +170,28 @@ fn ensure_venv(root: &Path, venv: &Path) -> Result<PathBuf> {
     let installed = Command::new(&python)
         .args([
             "-c",
-            "import importlib.metadata as m; print(m.version('mcp'))",
+            "import importlib.metadata as m; print(m.version('mcp'), m.version('skills-ref'))",
         ])
         .output()
-        .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).trim() == MCP_VERSION);
+        .is_ok_and(|out| {
+            String::from_utf8_lossy(&out.stdout).trim()
+                == format!("{MCP_VERSION} {SKILLS_REF_VERSION}")
+        });
     if !installed {
-        let requirement = format!("mcp=={MCP_VERSION}");
+        let mcp = format!("mcp=={MCP_VERSION}");
+        let skills_ref = format!("skills-ref=={SKILLS_REF_VERSION}");
         let args = [
             "-m",
             "pip",
             "install",
             "--disable-pip-version-check",
             "--quiet",
-            &requirement,
+            &mcp,
+            &skills_ref,
         ];
         if run(root, &python_text, &args)?.is_some() {
             bail!(
-                "pip could not install {requirement}: check that PyPI is reachable, or delete {} and retry",
+                "pip could not install {mcp} and {skills_ref}: check that PyPI is reachable, or delete {} and retry",
                 venv.display()
             );
         }
