@@ -27,7 +27,6 @@ def skill_folders(root: Path):
     """The skill folders below root, as the loader finds them."""
     if (root / "SKILL.md").exists() or (root / "SKILL.md").is_symlink():
         return [root]
-    base = root / "skills" if (root / "skills").is_dir() else root
     found = []
 
     def look(folder: Path, depth: int):
@@ -38,7 +37,7 @@ def skill_folders(root: Path):
             elif depth + 1 < DEPTH and child.name not in SKIPPED:
                 look(child, depth + 1)
 
-    look(base, 1 if base != root else 0)
+    look(root, 0)
     return found
 
 

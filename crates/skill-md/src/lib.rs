@@ -180,9 +180,8 @@ pub fn read_skill_md(dir_name: &str, bytes: &[u8]) -> SkillFile {
     let mut file = SkillFile::default();
     let text = match std::str::from_utf8(bytes) {
         Ok(text) => std::borrow::Cow::Borrowed(text),
-        Err(_) => {
-            file.faults
-                .push(fault(None, "the file is not valid UTF-8; save it as UTF-8"));
+        Err(err) => {
+            file.faults.push(not_utf8(bytes, err.valid_up_to()));
             String::from_utf8_lossy(bytes)
         }
     };
@@ -198,6 +197,15 @@ pub fn read_skill_md(dir_name: &str, bytes: &[u8]) -> SkillFile {
         Err(broken) => {
             if strict {
                 file.faults.push(broken);
+            }
+            // A byte-order mark before the front matter makes the file
+            // invalid; the catalog still reads what follows it.
+            if let Some(Ok((front, body))) = text.strip_prefix('\u{feff}').map(split_front_matter) {
+                file.body = body;
+                if let Some(fields) = lenient_yaml(front) {
+                    catalog_values(dir_name, &fields, &mut file);
+                }
+                return file;
             }
             if !text.starts_with("---") {
                 // No front matter at all: the whole file is the guidance.
@@ -241,6 +249,27 @@ pub fn read_skill_md(dir_name: &str, bytes: &[u8]) -> SkillFile {
         }
     }
     file
+}
+
+/// The fault of a file that is not UTF-8, placed at its first bad byte
+/// (`valid` bytes come before it).
+fn not_utf8(bytes: &[u8], valid: usize) -> FileFault {
+    let before = String::from_utf8_lossy(&bytes[..valid.min(bytes.len())]);
+    let line = 1 + before.matches('\n').count();
+    let column = 1 + before
+        .rsplit('\n')
+        .next()
+        .map_or(0, |last| last.chars().count());
+    let byte = bytes
+        .get(valid)
+        .map_or_else(String::new, |b| format!(" (byte 0x{b:02X} here)"));
+    FileFault {
+        at: Some((line, column)),
+        ..fault(
+            None,
+            format!("the file is not valid UTF-8{byte}; save it as UTF-8"),
+        )
+    }
 }
 
 /// What a front matter the validator refused still says for the catalog:
@@ -652,6 +681,19 @@ mod tests {
         let file = read_skill_md("a", b"---\nname: a\ndescription: caf\xe9\n---\nBody\n");
         assert_eq!(file.faults.len(), 1, "{:?}", file.faults);
         assert_eq!(file.description.as_deref(), Some("caf\u{fffd}"));
+        assert_eq!(file.faults[0].at, Some((3, 17)), "the first bad byte");
+        assert!(
+            file.faults[0].message.contains("(byte 0xE9 here)"),
+            "{:?}",
+            file.faults
+        );
+        assert_eq!(file.body, "Body");
+        let file = read(
+            "a",
+            "\u{feff}---\nname: a\ndescription: After a mark.\n---\nBody\n",
+        );
+        assert_eq!(file.faults.len(), 1, "{:?}", file.faults);
+        assert_eq!(file.description.as_deref(), Some("After a mark."));
         assert_eq!(file.body, "Body");
         let file = read("a", "# Just guidance\n");
         assert_eq!(file.body, "# Just guidance");

@@ -34,6 +34,13 @@ const FIXED: usize = 768;
 /// of the plan's per-row estimates.
 const NOTE_ROOM: usize = 256;
 
+/// What one row costs under a budget, in characters.
+struct RowCost {
+    whole: usize,
+    id_only: usize,
+    described: bool,
+}
+
 /// How one row is printed under a budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Shown {
@@ -117,21 +124,21 @@ impl OfferView<'_> {
     /// assert!(text.contains("list_skills answers with every skill and its description"));
     /// ```
     pub fn render_within(&self, budget: usize) -> String {
-        // Everything but the rows is at most FIXED characters (and the
-        // cursor twice), so most descriptions are known to fit from their
-        // rows alone, and are written once.
+        // The byte bound is at least the characters written: most
+        // descriptions are known to fit from it, and are written once.
+        let bound = self.text_len_bound(&Plan::default());
+        if bound <= budget {
+            return self.compose_within(&Plan::default(), bound);
+        }
         let mut rows = CountedChars(0);
         let _ = self.rows_into_counter(&mut rows);
-        let fixed = FIXED + 2 * self.cursor.map_or(0, |c| c.chars().count());
-        if fixed + rows.0 <= budget {
-            return self.compose(&Plan::default());
-        }
         if rows.0 <= budget {
-            let full = self.compose(&Plan::default());
+            let full = self.compose_within(&Plan::default(), bound);
             if full.chars().count() <= budget {
                 return full;
             }
         }
+        let fixed = FIXED + 2 * self.cursor.map_or(0, |c| c.chars().count());
         self.compose(&self.plan(budget, fixed))
     }
 
@@ -144,39 +151,30 @@ impl OfferView<'_> {
         }
         for list in self.lists() {
             rows_into(rows, list, &plan, &mut next)?;
-            rows.0 += 1;
         }
         Ok(())
     }
 
     /// The rows a budget keeps: described while they fit, then by id while
     /// the ids fit, then none; `fixed` is at least what the rest of the
-    /// description takes.
+    /// description takes. Each row's cost is counted by writing it.
     fn plan(&self, budget: usize, fixed: usize) -> Plan {
-        let rows = self.rows_in_order();
-        let cost = |id: &str, description: Option<&str>| {
-            // " - id" or " - id: description", and the line break.
-            4 + id.chars().count() + description.map_or(0, |text| 2 + cut(text).chars().count())
-        };
-        let full_cost = |(id, described, description): &(&str, bool, Option<&str>)| {
-            cost(
-                id,
-                described.then_some(description.unwrap_or(NO_DESCRIPTION)),
-            )
-        };
         let room = budget.saturating_sub(fixed + NOTE_ROOM);
         let mut plan = Plan::default();
         let mut used = 0;
         let mut short = false;
-        for row in &rows {
-            let (id, described, _) = *row;
-            let whole = full_cost(row);
+        for RowCost {
+            whole,
+            id_only,
+            described,
+        } in self.row_costs()
+        {
             let shown = if !short && used + whole <= room {
                 used += whole;
                 Shown::AsViewed
-            } else if plan.omitted == 0 && used + cost(id, None) <= room {
+            } else if plan.omitted == 0 && used + id_only <= room {
                 short = true;
-                used += cost(id, None);
+                used += id_only;
                 if described {
                     plan.bare += 1;
                 }
@@ -192,17 +190,28 @@ impl OfferView<'_> {
         plan
     }
 
-    /// Every row in render order: (id, described, description).
-    fn rows_in_order(&self) -> Vec<(&str, bool, Option<&str>)> {
-        let menu = self
-            .menu
-            .iter()
-            .flatten()
-            .map(|r| (r.id, r.described, r.description));
-        let lists = self
-            .lists()
-            .into_iter()
-            .flat_map(|list| list.iter().map(|r| (r.id, r.described, r.description)));
+    /// What each row costs, in render order, in characters with its line
+    /// break: as viewed, and by id only (a menu row keeps its relevance).
+    fn row_costs(&self) -> Vec<RowCost> {
+        let counted = |write: &dyn Fn(&mut CountedChars) -> fmt::Result| {
+            let mut counter = CountedChars(0);
+            let _ = write(&mut counter);
+            counter.0
+        };
+        let menu = self.menu.iter().flatten().map(|row| RowCost {
+            whole: counted(&|c| menu_row_into(c, row, Shown::AsViewed)),
+            id_only: counted(&|c| menu_row_into(c, row, Shown::IdOnly)),
+            described: row.described,
+        });
+        let lists = self.lists().into_iter().flatten().map(|row| RowCost {
+            whole: 1 + counted(&|c| {
+                row_into(c, row.id, row.described, row.description, Shown::AsViewed)
+            }),
+            id_only: 1 + counted(&|c| {
+                row_into(c, row.id, row.described, row.description, Shown::IdOnly)
+            }),
+            described: row.described,
+        });
         menu.chain(lists).collect()
     }
 
@@ -218,7 +227,12 @@ impl OfferView<'_> {
 
     /// The description with `plan`'s rows.
     fn compose(&self, plan: &Plan) -> String {
-        let bound = self.text_len_bound(plan);
+        self.compose_within(plan, self.text_len_bound(plan))
+    }
+
+    /// [`compose`](Self::compose) into `bound` bytes, the plan's
+    /// [`text_len_bound`](Self::text_len_bound).
+    fn compose_within(&self, plan: &Plan, bound: usize) -> String {
         let mut out = String::with_capacity(bound);
         if self.mode == OfferMode::NoSkills {
             out.push_str(OPENING);
@@ -230,9 +244,13 @@ impl OfferView<'_> {
         out.push_str(OPENING);
         match self.mode {
             OfferMode::Catalog => {
-                out.push_str(" Skills you can pick:\n");
+                if plan.shows_any(next, self.catalog.len()) {
+                    out.push_str(" Skills you can pick:\n");
+                }
                 let _ = rows_into(&mut out, &self.catalog, plan, &mut next);
             }
+            // Every row the tree leaves open was left out: no heading.
+            OfferMode::Tree if !plan.shows_any(next, self.tree_open.len()) => {}
             OfferMode::Tree => {
                 out.push_str(
                     " This map is a decision tree: it routes by its own conditions on every iteration and keeps \
@@ -288,7 +306,11 @@ impl OfferView<'_> {
 
     /// The menu and the cursor, ahead of everything else.
     fn lead(&self, out: &mut String, plan: &Plan, next: &mut usize) {
-        if let Some(menu) = &self.menu {
+        if let Some(menu) = self
+            .menu
+            .as_ref()
+            .filter(|menu| plan.shows_any(*next, menu.len()))
+        {
             out.push_str("This turn calls for a routing choice. Candidates, advisory (let the conversation decide):\n");
             for row in menu {
                 let _ = menu_row_into(out, row, plan.at(*next));
@@ -297,6 +319,8 @@ impl OfferView<'_> {
             if !self.stay {
                 out.push_str("You may also answer without calling read_skill.\n\n");
             }
+        } else {
+            *next += self.menu.as_ref().map_or(0, Vec::len);
         }
         if let Some(cursor) = self.cursor {
             let _ = write!(out, "You are in '{cursor}'.");
@@ -497,6 +521,36 @@ mod tests {
         let tight = view.render_within(3_000);
         assert!(tight.contains("listed by id only and"), "{tight}");
         assert!(tight.contains("more not listed here"), "{tight}");
+    }
+
+    #[test]
+    fn a_menu_with_relevance_notes_stays_within_the_budget() {
+        use skill_core::{Menu, MenuCandidate};
+        let skills: Vec<Skill> = (0..200)
+            .map(|n| described(&format!("pick-{n}"), &"Menu words. ".repeat(15)))
+            .collect();
+        for relevance in [0.6, 1e300] {
+            let offer = ReadSkillOffer {
+                menu: Some(Menu {
+                    candidates: (0..200)
+                        .map(|n| MenuCandidate {
+                            id: format!("pick-{n}"),
+                            relevance: Some(relevance),
+                        })
+                        .collect(),
+                    ..Menu::default()
+                }),
+                ..ReadSkillOffer::default()
+            };
+            for budget in [2_000, 16_000] {
+                let text = offer_view(&skills, Some(&offer)).render_within(budget);
+                assert!(
+                    text.chars().count() <= budget,
+                    "{relevance} {budget}: {}",
+                    text.chars().count()
+                );
+            }
+        }
     }
 
     #[test]

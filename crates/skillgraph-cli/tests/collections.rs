@@ -75,12 +75,18 @@ fn every_layout_offers_its_skills_and_no_folder_that_is_not_one() {
             "plugins",
             &["local-notes", "write-docs", "deploy-check"][..],
         ),
+        // skills/, a plugin layout and .claude/skills side by side.
+        ("mixed", &["repo-notes", "explain-plan", "format-sql"][..]),
         // The root is itself one skill; its scripts/ is its files.
         ("single/tidy-commits", &["tidy-commits"][..]),
     ] {
         let dir = collection(name);
         let (code, problems) = check(&dir);
-        assert_eq!((code, problems.len()), (0, 0), "{name}: {problems:#?}");
+        let errors = problems
+            .iter()
+            .filter(|(code, ..)| code != "unreadable-folder")
+            .count();
+        assert_eq!((code, errors), (0, 0), "{name}: {problems:#?}");
         let (ids, description, _) = offered(&dir, &[]);
         assert_eq!(ids, expected, "{name}");
         for folder in [
@@ -99,6 +105,19 @@ fn every_layout_offers_its_skills_and_no_folder_that_is_not_one() {
 }
 
 #[test]
+fn a_folder_link_that_leads_nowhere_is_said() {
+    let (_, problems) = check(&collection("mixed"));
+    assert_eq!(
+        problems,
+        [(
+            "unreadable-folder".to_owned(),
+            String::new(),
+            "skills/gone: it is a link to `../moved-away`, which leads nowhere, so no skill in it is loaded; fix it, or move the skills out of it".to_owned()
+        )]
+    );
+}
+
+#[test]
 fn one_run_reports_every_broken_skill_and_the_rest_load() {
     let dir = collection("broken");
     let (code, problems) = check(&dir);
@@ -110,6 +129,7 @@ fn one_run_reports_every_broken_skill_and_the_rest_load() {
     let expected: BTreeSet<(&str, &str)> = [
         ("skill-file-invalid", "dangling"),
         ("duplicate-skill", "good-one"),
+        ("duplicate-skill", "dangling"),
         ("skill-file-invalid", "ahrefs-automation"),
         ("skill-file-invalid", "colon-description"),
         ("skill-file-invalid", "flow-list"),
@@ -126,16 +146,19 @@ fn one_run_reports_every_broken_skill_and_the_rest_load() {
             .map(|(_, _, m)| m.as_str())
             .collect()
     };
-    assert!(message("dangling")[0].starts_with(
+    assert!(message("dangling").iter().any(|m| m.starts_with(
         "dangling/SKILL.md: it is a link to `../nowhere/SKILL.md`, which leads nowhere"
-    ));
+    )));
+    assert!(message("dangling").contains(&"dangling/SKILL.md and group/dangling/SKILL.md are both skill `dangling`: ids are folder names and must be unique; rename one of the folders (and its `name`), or remove it"));
     assert!(
         message("not-yaml")[0]
             .starts_with("not-yaml/SKILL.md:3:14: the front matter is not YAML: ")
     );
     assert!(message("colon-description")[0].starts_with("colon-description/SKILL.md:3:22: "));
     assert!(message("flow-list")[0].starts_with("flow-list/SKILL.md:4:16: "));
-    assert!(message("latin1")[0].starts_with("latin1/SKILL.md: the file is not valid UTF-8"));
+    assert!(message("latin1")[0].starts_with(
+        "latin1/SKILL.md:3:17: the file is not valid UTF-8 (byte 0xE9 here); save it as UTF-8"
+    ));
     assert_eq!(
         message("good-one"),
         [
@@ -171,7 +194,7 @@ fn one_run_reports_every_broken_skill_and_the_rest_load() {
         assert!(description.contains(row), "{row}: {description}");
     }
     assert!(
-        stderr.contains("2 skill file(s) are left out and not offered (dangling/SKILL.md, group/good-one/SKILL.md)"),
+        stderr.contains("3 skill file(s) are left out and not offered (group/dangling/SKILL.md, group/good-one/SKILL.md, dangling/SKILL.md)"),
         "{stderr}"
     );
 }

@@ -285,9 +285,10 @@ fn load_folder(root: &Path) -> Result<Loaded, LoadError> {
     }
     let mut problems = found.problems;
     let mut left_out = Vec::new();
-    let mut files = Vec::with_capacity(found.skills.len());
+    let places = without_second_ids(found.skills, &mut problems, &mut left_out);
+    let mut files = Vec::with_capacity(places.len());
     let mut unread_ids = Vec::new();
-    for place in found.skills {
+    for place in places {
         match read_skill_folder(&place) {
             Ok(file) => files.push((place, file)),
             Err(message) => {
@@ -306,7 +307,6 @@ fn load_folder(root: &Path) -> Result<Loaded, LoadError> {
             }
         }
     }
-    let files = without_second_ids(files, &mut problems, &mut left_out);
     let (mut skills, file_routes) = skills_from_files(&files, &mut problems);
     let FolderMap {
         entries,
@@ -367,10 +367,12 @@ struct Found {
 }
 
 /// Every skill folder below `root`, in path order (SPEC §7.4): the root
-/// itself when it holds a `SKILL.md`; else the folders holding one in
-/// `skills/` (or, when there is no `skills/` or it holds none, in the root),
-/// looking into every other folder to [`MAX_DEPTH`] below the root. A
-/// skill's own subfolders are its files, never looked into.
+/// itself when it holds a `SKILL.md`; else every folder holding one, looking
+/// into every other folder to [`MAX_DEPTH`] below the root (so
+/// `skills/<name>`, `<name>`, `skills/<category>/<name>`,
+/// `plugins/<plugin>/skills/<name>` and `.claude/skills/<name>` are all
+/// found, side by side). A skill's own subfolders are its files, never
+/// looked into.
 fn find_skills(root: &Path) -> Result<Found, LoadError> {
     let absolute = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let mut found = Found::default();
@@ -381,15 +383,6 @@ fn find_skills(root: &Path) -> Result<Found, LoadError> {
         );
         found.skills.push(place(root, absolute.clone(), id, path));
         return Ok(found);
-    }
-    let nested = root.join("skills");
-    if nested.is_dir() {
-        found.looked_in.push(".".to_owned());
-        look_into(root, &absolute, &nested, 1, &mut found)?;
-        if !found.skills.is_empty() {
-            return Ok(found);
-        }
-        found = Found::default();
     }
     look_into(root, &absolute, root, 0, &mut found)?;
     Ok(found)
@@ -405,12 +398,8 @@ fn look_into(
 ) -> Result<(), LoadError> {
     let relative = relative_to(root, dir);
     found.looked_in.push(relative.clone());
-    let mut children = match std::fs::read_dir(dir) {
-        Ok(entries) => entries
-            .filter_map(Result::ok)
-            .map(|entry| entry.path())
-            .filter(|path| path.is_dir())
-            .collect::<Vec<_>>(),
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
         Err(source) if depth == 0 => {
             return Err(LoadError::Read {
                 path: dir.to_path_buf(),
@@ -418,13 +407,37 @@ fn look_into(
             });
         }
         Err(err) => {
-            found.problems.push(Problem::new(
-                ProblemCode::UnreadableFolder,
-                format!("{relative}: the folder cannot be read ({err}), so no skill in it is loaded; make it readable, or move the skills out of it"),
+            found.problems.push(unreadable_folder(
+                &relative,
+                &format!("the folder cannot be read ({err})"),
             ));
             return Ok(());
         }
     };
+    let mut children = Vec::new();
+    for entry in entries {
+        let path = match entry {
+            Ok(entry) => entry.path(),
+            Err(err) => {
+                found.problems.push(unreadable_folder(
+                    &relative,
+                    &format!("an entry of the folder cannot be read ({err})"),
+                ));
+                continue;
+            }
+        };
+        if path.is_dir() {
+            children.push(path);
+        } else if path.is_symlink() && std::fs::metadata(&path).is_err() {
+            let target = std::fs::read_link(&path)
+                .map(|target| target.display().to_string())
+                .unwrap_or_default();
+            found.problems.push(unreadable_folder(
+                &relative_to(root, &path),
+                &format!("it is a link to `{target}`, which leads nowhere"),
+            ));
+        }
+    }
     children.sort();
     for child in children {
         let name = child
@@ -439,6 +452,16 @@ fn look_into(
         }
     }
     Ok(())
+}
+
+/// A folder below the root that could not be looked into, and why.
+fn unreadable_folder(place: &str, why: &str) -> Problem {
+    Problem::new(
+        ProblemCode::UnreadableFolder,
+        format!(
+            "{place}: {why}, so no skill in it is loaded; fix it, or move the skills out of it"
+        ),
+    )
 }
 
 fn place(root: &Path, dir: PathBuf, id: String, path: PathBuf) -> SkillPlace {
@@ -495,20 +518,21 @@ fn read_skill_folder(place: &SkillPlace) -> Result<SkillFile, String> {
     }
 }
 
-/// The files with their first skill of each id; each later one is a
-/// `duplicate-skill` error naming both paths, and is left out.
+/// The first skill folder of each id; each later one is a
+/// `duplicate-skill` error naming both paths, and is left out (whether or
+/// not either file can be read).
 fn without_second_ids(
-    files: Vec<(SkillPlace, SkillFile)>,
+    places: Vec<SkillPlace>,
     problems: &mut Vec<Problem>,
     left_out: &mut Vec<String>,
-) -> Vec<(SkillPlace, SkillFile)> {
-    let mut kept: Vec<(SkillPlace, SkillFile)> = Vec::with_capacity(files.len());
+) -> Vec<SkillPlace> {
+    let mut kept: Vec<SkillPlace> = Vec::with_capacity(places.len());
     let mut first_of: BTreeMap<String, usize> = BTreeMap::new();
-    for (place, file) in files {
+    for place in places {
         if let Some(first) = first_of.get(&place.id) {
             let message = format!(
                 "{} and {} are both skill `{}`: ids are folder names and must be unique; rename one of the folders (and its `name`), or remove it",
-                kept[*first].0.file, place.file, place.id
+                kept[*first].file, place.file, place.id
             );
             problems
                 .push(Problem::new(ProblemCode::DuplicateSkill, message).about_skill(&place.id));
@@ -516,7 +540,7 @@ fn without_second_ids(
             continue;
         }
         first_of.insert(place.id.clone(), kept.len());
-        kept.push((place, file));
+        kept.push(place);
     }
     kept
 }
