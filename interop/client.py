@@ -1,14 +1,20 @@
 """Runs the support desk scenario against an MCP server, as a Python SDK client (mcp 2.3.0).
 
-    python interop/client.py [--map DIR] [--timeout SECS] -- COMMAND [ARG...]
+    python interop/client.py [--mode legacy|auto] [--map DIR] [--timeout SECS] -- COMMAND [ARG...]
     python interop/client.py --upstream-only -- COMMAND [ARG...]
 
-COMMAND is started as a child process and spoken to over stdio with the
-initialize handshake. The scenario (on `skillgraph serve` over the support
-desk): the instructions carry triage's body; tools/list offers triage's tools;
-lookup_order 4412 routes to refunds, appending refunds' body and announcing
-the change with notifications/tools/list_changed; issue_refund is offered
-then; the record resource holds the move by route. `--upstream-only` checks a
+COMMAND is started as a child process and spoken to over stdio. With
+`--mode legacy` (the default) the client uses the initialize handshake; the
+scenario (on `skillgraph serve` over the support desk): the instructions
+carry triage's body; tools/list offers triage's tools; lookup_order 4412
+routes to refunds, appending refunds' body and announcing the change with
+notifications/tools/list_changed; issue_refund is offered then; the record
+resource holds the move by route. With `--mode auto` (the SDK's default: it
+probes server/discover and speaks the 2026-07-28 revision) the scenario is
+the sessionless one (SPEC §9.2, §9.3): one tools/list for every request,
+holding every tool some skill carries; issue_refund refused from triage with
+the run's position; lookup_order routing to refunds; the same list after the
+move; the record's start under the strict policy. `--upstream-only` checks a
 bare upstream instead: tools/list and one lookup_order call.
 
 Prints one line per step, `ok  step: detail` or `FAIL step: expected ..., got ...`,
@@ -140,6 +146,41 @@ async def record(client: Client) -> str:
     return f"{len(events)} events, the move triage -> refunds by route among them"
 
 
+STABLE_TOOLS = TRIAGE_TOOLS | {"issue_refund", "charge_history", "export_rows", "render_chart"}
+
+
+async def stable_list(client: Client) -> str:
+    names = await tool_names(client)
+    expect(names == STABLE_TOOLS, f"exactly {sorted(STABLE_TOOLS)}", sorted(names))
+    return ", ".join(sorted(names))
+
+
+async def refused_refund(client: Client) -> str:
+    result = await client.call_tool("issue_refund", RISKY_ORDER)
+    blocks = texts(result)
+    position = "This run is in 'triage'"
+    expect(result.is_error and any(position in block for block in blocks), f"a tool error ending with {position!r}", blocks)
+    return "refused from triage, with the run's position"
+
+
+async def routed_call(client: Client) -> str:
+    result = await client.call_tool("lookup_order", RISKY_ORDER)
+    check_risky_order(result)
+    blocks = texts(result)
+    marker = '<skill_content name="refunds">'
+    expect(len(blocks) >= 2 and marker in blocks[-1], f"a last text block holding {marker}", blocks[1:])
+    return "canned answer (resultType complete), then refunds' body"
+
+
+async def strict_record(client: Client) -> str:
+    detail = await record(client)
+    read = await client.read_resource("skillgraph://record")
+    text = "".join(getattr(content, "text", "") for content in read.contents)
+    start = json.loads(text.splitlines()[0])
+    expect(start.get("tools") == "strict", "the run started under the strict policy", start.get("tools"))
+    return detail + "; the start under the strict policy"
+
+
 async def upstream_list(client: Client) -> str:
     names = await tool_names(client)
     expect("lookup_order" in names, "lookup_order offered", sorted(names))
@@ -159,11 +200,19 @@ async def scenario(args: argparse.Namespace, steps: Steps) -> None:
             changed.set()
 
     server = StdioServerParameters(command=args.command[0], args=args.command[1:])
-    # The legacy mode is the initialize handshake the scenario starts with; no
-    # response cache, so the second tools/list reaches the server.
-    client = Client(server, mode="legacy", cache=None, message_handler=on_message, read_timeout_seconds=args.timeout)
+    # No response cache, so the second tools/list reaches the server.
+    client = Client(server, mode=args.mode, cache=None, message_handler=on_message, read_timeout_seconds=args.timeout)
     if args.upstream_only:
         plan = [("tools/list", upstream_list), ("tools/call", upstream_call)]
+    elif args.mode == "auto":
+        plan = [
+            ("server/discover", lambda c: initialize(c, args.map)),
+            ("tools/list (one for every request)", stable_list),
+            ("tools/call issue_refund", refused_refund),
+            ("tools/call lookup_order", routed_call),
+            ("tools/list after the move", stable_list),
+            ("resources/read skillgraph://record", strict_record),
+        ]
     else:
         plan = [
             ("initialize", lambda c: initialize(c, args.map)),
@@ -197,6 +246,7 @@ def describe(err: BaseException) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--upstream-only", action="store_true", help="check a bare upstream: tools/list and one call")
+    parser.add_argument("--mode", choices=["legacy", "auto"], default="legacy", help="legacy: the initialize handshake; auto: the SDK's default, the sessionless revision")
     parser.add_argument("--map", type=Path, help="the map folder, to check the instructions against triage's SKILL.md")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for each answer (default 30)")
     parser.add_argument("command", nargs="+", help="the server's command line, after --")

@@ -5,7 +5,9 @@
 //! the Python SDK (`mcp` at [`MCP_VERSION`]), a copy of the support desk in
 //! `target/interop/desk` whose `skillmap.json` declares `interop/upstream.py`
 //! as its upstream, and `interop/client.py` running the scenario against
-//! `skillgraph serve` on it; then `interop/skills_parity.py` holds every
+//! `skillgraph serve` on it, once on each protocol generation (the
+//! initialize handshake, and the SDK's default, the sessionless 2026-07-28
+//! revision); then `interop/skills_parity.py` holds every
 //! fixture collection's skills (`crates/skillgraph-cli/tests/collections`)
 //! to the Agent Skills reference validator (`skills-ref` at
 //! [`SKILLS_REF_VERSION`]). The npm part (skipped with `--python-only`, or
@@ -102,17 +104,23 @@ fn python_part(root: &Path) -> Result<Desk> {
         folder: text(&folder)?,
     };
     let client = text(&root.join("interop").join("client.py"))?;
-    let args = [
-        client.as_str(),
-        "--map",
-        &desk.folder,
-        "--",
-        &desk.skillgraph,
-        "serve",
-        &desk.folder,
-    ];
-    if run(root, &text(&python)?, &args)?.is_some() {
-        bail!("the Python client's scenario failed (its FAIL lines above say where)");
+    // Both protocol generations (SPEC §9.1): the initialize handshake, and
+    // the SDK's default, which discovers the 2026-07-28 revision.
+    for mode in ["legacy", "auto"] {
+        let args = [
+            client.as_str(),
+            "--mode",
+            mode,
+            "--map",
+            &desk.folder,
+            "--",
+            &desk.skillgraph,
+            "serve",
+            &desk.folder,
+        ];
+        if run(root, &text(&python)?, &args)?.is_some() {
+            bail!("the Python client's {mode} scenario failed (its FAIL lines above say where)");
+        }
     }
     skills_parity(root, &python, &desk.skillgraph)?;
     Ok(desk)

@@ -411,6 +411,11 @@ pub struct ResultEvent {
     /// the `scoped` policy dispatches anyway. Written only when `false`.
     #[serde(default = "offered", skip_serializing_if = "is_offered")]
     pub offered: bool,
+    /// Why the call failed instead of answering (the upstream died, timed
+    /// out, was cancelled, or answered with a protocol error), when it did:
+    /// the result is then empty and its status `failure` (SPEC §9.7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 fn offered() -> bool {
@@ -558,6 +563,7 @@ mod tests {
             bytes: 2,
             result: "{}".into(),
             offered: true,
+            error: None,
         });
         assert_eq!(
             event.to_line(),

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use skill_core::ToolResult;
 
 use crate::graph::Graph;
-use crate::record::Event;
-use crate::session::{ReadError, Session, SessionConfig};
+use crate::record::{Event, ResultEvent};
+use crate::session::{CANCELLED, ReadError, Session, SessionConfig};
 
 /// A record that cannot be replayed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -95,6 +95,18 @@ pub fn replay(graph: &Arc<Graph>, events: &[Event]) -> Result<Vec<Event>, Replay
             }
             Event::Call(call) => {
                 session.call_tool(&call.tool_name);
+            }
+            Event::Result(ResultEvent {
+                tool_name,
+                error: Some(error),
+                status,
+                ..
+            }) => {
+                if error == CANCELLED && status.is_none() {
+                    session.observe_cancelled(tool_name);
+                } else {
+                    session.observe_failure(tool_name, error);
+                }
             }
             Event::Result(result) => session.observe_measured(
                 ToolResult {

@@ -112,6 +112,24 @@ impl Run {
         }
     }
 
+    /// The list for a client whose list may not vary with the run (MCP's
+    /// sessionless generation): see [`Session::stable_tools`]; the upstream
+    /// tools to add are those [`lists_stably`](Self::lists_stably) admits.
+    pub fn stable_tools(&self) -> Vec<ToolDescriptor> {
+        self.session.stable_tools()
+    }
+
+    /// Whether a host tool belongs in the stable list (SPEC §9.2).
+    pub fn lists_stably(&self, tool: &str) -> bool {
+        self.session.lists_stably(tool)
+    }
+
+    /// Where the run stands, for answers to a client whose list cannot
+    /// show it (SPEC §9.3): see [`Session::position`].
+    pub fn position(&self) -> String {
+        self.session.position()
+    }
+
     /// Whether a host tool is listed and counts as offered now (SPEC §9.2).
     pub fn offers(&self, tool: &str) -> bool {
         self.session.offers_call(tool)
@@ -156,6 +174,19 @@ impl Run {
     pub fn answered(&mut self, result: ToolResult) -> RunAnswer {
         let before = self.active();
         self.session.observe(result);
+        self.end_answered(before)
+    }
+
+    /// A forwarded call of `tool` the client cancelled: recorded as
+    /// cancelled, the iteration ended, and nothing moves (SPEC §9.5).
+    pub fn cancelled(&mut self, tool: &str) {
+        self.session.observe_cancelled(tool);
+        self.session.end_iteration();
+    }
+
+    /// End an answered call's iteration: a move by a route brings the new
+    /// skill's body; `before` is what was active when the call came.
+    fn end_answered(&mut self, before: Vec<String>) -> RunAnswer {
         let moved = self.session.end_iteration();
         let body = match (moved.by, moved.to.clone()) {
             (crate::MoveBy::Route, Some(to)) => self.session.body_block(&to),
@@ -167,10 +198,13 @@ impl Run {
         }
     }
 
-    /// A forwarded call that failed instead of answering: the iteration
-    /// ends, and nothing moves.
-    pub fn failed(&mut self) {
-        self.session.end_iteration();
+    /// A forwarded call of `tool` that failed instead of answering, for
+    /// `error`: recorded as a `failure` result with the error (SPEC §9.7),
+    /// routed as one (routes on `failure` fire), and the iteration ended.
+    pub fn failed(&mut self, tool: &str, error: &str) -> RunAnswer {
+        let before = self.active();
+        self.session.observe_failure(tool, error);
+        self.end_answered(before)
     }
 
     /// Take the events recorded so far.
@@ -221,6 +255,46 @@ mod tests {
                 ..SessionConfig::default()
             },
         )
+    }
+
+    #[test]
+    fn a_failed_call_is_a_failure_result_that_routes_and_replays() {
+        let map: SkillMap = serde_json::from_value(json!({
+            "skills": [
+                {"id": "triage", "tools": [{"name": "lookup_order"}]},
+                {"id": "fallback", "body": "Say the desk is down."}
+            ],
+            "entries": ["triage"],
+            "routes": [{"from": "triage", "to": "fallback", "on_tool_status": ["failure"]}]
+        }))
+        .unwrap();
+        let mut run = Run::new(Arc::new(Graph::new(map).unwrap()), SessionConfig::default());
+        assert_eq!(run.call("lookup_order"), RunCall::Forward);
+        let answer = run.failed("lookup_order", "upstream \"desk\" timed out after 60 s");
+        assert!(answer.changed);
+        assert_eq!(
+            answer.body.as_deref(),
+            Some(r#"<skill_content name="fallback">Say the desk is down.</skill_content>"#)
+        );
+        let events = run.take_events();
+        let result = events
+            .iter()
+            .find_map(|event| match event {
+                Event::Result(result) => Some(result.clone()),
+                _ => None,
+            })
+            .expect("a result event");
+        assert_eq!(result.status.as_deref(), Some("failure"));
+        assert_eq!(
+            result.error.as_deref(),
+            Some("upstream \"desk\" timed out after 60 s")
+        );
+        assert!(
+            Event::Result(result.clone())
+                .to_line()
+                .contains(r#""error":"upstream"#)
+        );
+        assert_eq!(replay(run.session().graph(), &events).unwrap(), events);
     }
 
     fn replays_to_itself(run: &mut Run) {
@@ -305,10 +379,28 @@ mod tests {
     }
 
     #[test]
-    fn a_failed_call_ends_its_iteration_and_moves_nothing() {
+    fn a_cancelled_call_moves_nothing_even_with_a_failure_route() {
+        let map: SkillMap = serde_json::from_value(json!({
+            "skills": [{"id": "triage", "tools": [{"name": "lookup_order"}]}, {"id": "fallback"}],
+            "entries": ["triage"],
+            "routes": [{"from": "triage", "to": "fallback", "on_tool_status": ["failure"]}]
+        }))
+        .unwrap();
+        let mut run = Run::new(Arc::new(Graph::new(map).unwrap()), SessionConfig::default());
+        assert_eq!(run.call("lookup_order"), RunCall::Forward);
+        run.cancelled("lookup_order");
+        assert_eq!(run.session().cursor(), Some("triage"));
+        let events = run.take_events();
+        assert!(events.iter().any(|event| matches!(event, Event::Result(result) if result.error.as_deref() == Some("cancelled"))));
+        assert_eq!(replay(run.session().graph(), &events).unwrap(), events);
+    }
+
+    #[test]
+    fn a_failed_call_ends_its_iteration_and_moves_nothing_without_a_failure_route() {
         let mut run = run(CallPolicy::Scoped, &[]);
         assert_eq!(run.call("lookup_order"), RunCall::Forward);
-        run.failed();
+        let answer = run.failed("lookup_order", "the upstream has stopped");
+        assert_eq!((answer.body, answer.changed), (None, false));
         assert_eq!(
             (run.session().iteration(), run.session().cursor()),
             (2, Some("triage"))

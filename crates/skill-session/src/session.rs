@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use skill_core::{
-    Menu, ReadSkillOffer, Skill, SurfaceMode, TargetClass, ToolResult, nearest, suggestion,
+    Menu, ReadSkillOffer, ResultStatus, Skill, SurfaceMode, TargetClass, ToolResult, nearest,
+    suggestion,
 };
 use skill_guard::Iteration;
 use skill_tools::{OwnedOfferView, ToolDescriptor, offer_view, read_skill_within};
@@ -47,6 +48,9 @@ pub fn skill_content(skill: &Skill) -> String {
         None => format!("<skill_content name=\"{id}\">{body}</skill_content>"),
     }
 }
+
+/// The `error` of a `result` event for a call the client cancelled.
+pub const CANCELLED: &str = "cancelled";
 
 /// How a session is set up: fixed for its whole life, and written in its
 /// record's `start` event.
@@ -327,6 +331,99 @@ impl Session {
         tools
     }
 
+    /// The tools to list when the list may not follow the run (MCP's
+    /// sessionless generation, SPEC §9.2): `read_skill` offering the plain
+    /// catalog of the skills visible to this session — words true wherever
+    /// the run stands — and `list_skills`. Nothing is recorded: the list is
+    /// no view of the run's position ([`position`](Self::position) is).
+    pub fn stable_tools(&self) -> Vec<ToolDescriptor> {
+        let skills = &self.graph.map().skills;
+        let offer = ReadSkillOffer {
+            hidden_ids: self.hidden.clone(),
+            ..ReadSkillOffer::default()
+        };
+        read_skill_within(skills, Some(&offer), self.graph.catalog_budget())
+            .into_iter()
+            .chain(self.graph.list_skills().cloned())
+            .collect()
+    }
+
+    /// Whether a host tool belongs in the [stable list](Self::stable_tools):
+    /// some skill of the map carries it (under the `all` policy every tool
+    /// does). Whether a call of it is admitted is still the call gate's.
+    pub fn lists_stably(&self, tool: &str) -> bool {
+        self.policy == CallPolicy::All
+            || self
+                .graph
+                .map()
+                .skills
+                .iter()
+                .any(|skill| skill.tool(tool).is_some())
+    }
+
+    /// Where the run stands, in words for the model (SPEC §9.3): the skill
+    /// it is in, and the visible skills a read may take from here (the
+    /// hops, then the open skills). A server whose tool list cannot follow
+    /// the run (MCP's sessionless generation) ends its answers with it.
+    /// A hidden skill is never named; a set the hidden filter emptied is
+    /// not mentioned; at most 40 ids are named, the rest counted.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use skill_core::SkillMap;
+    /// use skill_session::{Graph, Posture, Session};
+    ///
+    /// let map: SkillMap = serde_json::from_str(r#"{
+    ///     "skills": [{ "id": "triage" }, { "id": "refunds" }, { "id": "faq", "trigger": "always" }],
+    ///     "entries": ["triage"], "routes": [{ "from": "triage", "to": "refunds" }]
+    /// }"#)?;
+    /// let session = Session::new(Arc::new(Graph::new(map)?), Posture::Assist, vec![]);
+    /// assert_eq!(session.position(), "This run is in 'triage'; from here read_skill may take: refunds.");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn position(&self) -> String {
+        const NAMED: usize = 40;
+        let offer = self.offer();
+        let skills = &self.graph.map().skills;
+        let view = offer_view(skills, Some(&offer));
+        let mut may: Vec<&str> = Vec::new();
+        for row in view
+            .reachable
+            .iter()
+            .chain(&view.tree_open)
+            .chain(&view.catalog)
+        {
+            if !may.contains(&row.id) {
+                may.push(row.id);
+            }
+        }
+        for open in self.graph.open_skills() {
+            let visible = !self.hidden.iter().any(|hidden| hidden == open);
+            if visible && view.cursor != Some(open.as_str()) && !may.contains(&open.as_str()) {
+                may.push(open);
+            }
+        }
+        let place = match view.cursor {
+            Some(cursor) => format!("This run is in '{cursor}'"),
+            None => "This run is in no skill yet".to_owned(),
+        };
+        if may.is_empty() {
+            return if view.nothing_reachable {
+                format!("{place}; nothing is reachable from here.")
+            } else {
+                format!("{place}.")
+            };
+        }
+        let mut named = may[..may.len().min(NAMED)].join(", ");
+        if may.len() > NAMED {
+            named.push_str(&format!(
+                " and {} more (list_skills lists every skill)",
+                may.len() - NAMED
+            ));
+        }
+        format!("{place}; from here read_skill may take: {named}.")
+    }
+
     /// The active skills: the cursor's, then every skill an accepted read
     /// activated in this turn, each once.
     pub fn active_skills(&self) -> Vec<&str> {
@@ -515,8 +612,49 @@ impl Session {
             bytes,
             result: head(&result.result).to_owned(),
             offered,
+            error: None,
         }));
         self.results.push(result);
+    }
+
+    /// A call of `tool` that the client cancelled before it was answered:
+    /// recorded as a `result` with the error [`CANCELLED`] and no status,
+    /// and never routed, so it moves nothing (SPEC §9.5).
+    pub fn observe_cancelled(&mut self, tool: &str) {
+        let offered = self.offers_call(tool);
+        self.events.push(Event::Result(ResultEvent {
+            iteration: self.iteration,
+            tool_name: tool.to_owned(),
+            status: None,
+            bytes: 0,
+            result: String::new(),
+            offered,
+            error: Some(CANCELLED.to_owned()),
+        }));
+    }
+
+    /// A call of `tool` that failed instead of answering, for `error` (the
+    /// upstream died, timed out or answered with a protocol error): it is
+    /// recorded as a `result` with status `failure` and the error (SPEC
+    /// §9.7), and routes on `failure` fire on it as on any failed result.
+    /// The error is recorded cut to its first 4 KiB.
+    pub fn observe_failure(&mut self, tool: &str, error: &str) {
+        let failure = ToolResult {
+            tool_name: tool.to_owned(),
+            result: String::new(),
+            status: Some(ResultStatus::Failure.as_str().to_owned()),
+        };
+        let offered = self.offers_call(tool);
+        self.events.push(Event::Result(ResultEvent {
+            iteration: self.iteration,
+            tool_name: failure.tool_name.clone(),
+            status: failure.status.clone(),
+            bytes: 0,
+            result: String::new(),
+            offered,
+            error: Some(head(error).to_owned()),
+        }));
+        self.results.push(failure);
     }
 
     /// Close the iteration: move the cursor once, by the first that applies —

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ProtocolVersion, ReadResourceRequestParams,
-    ResourceContents, SubscriptionFilter,
+    ResourceContents,
 };
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, NotificationContext, RunningService};
 use rmcp::transport::TokioChildProcess;
@@ -304,7 +304,7 @@ async fn strict_tools_refuses_a_tool_not_offered_and_names_the_skills_that_carry
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_killed_upstream_fails_its_own_tools_by_name_and_the_rest_work() {
+async fn a_killed_upstream_fails_its_own_tools_by_name_as_tool_errors_and_the_rest_work() {
     let scratch_data = scratch("serve", "split-data");
     let all: Value =
         serde_json::from_str(&std::fs::read_to_string(data_file()).expect("data")).expect("JSON");
@@ -340,13 +340,23 @@ async fn a_killed_upstream_fails_its_own_tools_by_name_and_the_rest_work() {
     assert!(killed.success());
     tokio::time::sleep(Duration::from_millis(300)).await;
 
-    let Err(failed) = call(&client, "lookup_order", json!({"order_id": 4412})).await else {
-        panic!("a call to the killed server's tool is an MCP error");
-    };
-    let message = failed.to_string();
+    // SPEC §9.7: a tool error the model sees, naming the upstream, and a
+    // `failure` result with the error in the record.
+    let failed = call(&client, "lookup_order", json!({"order_id": 4412}))
+        .await
+        .expect("a failed call is answered");
+    assert_eq!(failed.is_error, Some(true), "{failed:?}");
+    let message = serde_json::to_string(&failed.content).expect("the content is JSON");
     assert!(
-        message.contains("upstream server \"orders\" has stopped"),
+        message.contains(r#"upstream server \"orders\" has stopped"#),
         "{message}"
+    );
+    let record = resource_text(&client, "skillgraph://record")
+        .await
+        .expect("the record is served");
+    assert!(
+        record.contains(r#""tool_name":"lookup_order","status":"failure","bytes":0,"result":"","error":"upstream server \"orders\" has stopped"#),
+        "{record}"
     );
     let alive = call(&client, "lookup_invoice", json!({"invoice_id": "INV-2001"}))
         .await
@@ -355,10 +365,18 @@ async fn a_killed_upstream_fails_its_own_tools_by_name_and_the_rest_work() {
     client.cancel().await.expect("the client closes");
 }
 
+/// SPEC §9.2 and §9.3 on the sessionless generation (2026-07-28): one list
+/// for every request, whatever the run does; the call gate refuses what no
+/// active skill carries; every read answer and refusal ends with the run's
+/// position; forwarded answers carry `resultType` (rmcp's client refuses a
+/// result without it on this revision).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_client_on_the_newest_protocol_hears_of_changes_through_its_subscription() {
+async fn a_client_on_the_newest_protocol_gets_one_list_and_the_position_in_answers() {
     let dir = desk("modern", one_upstream(), |_| {});
-    let transport = TokioChildProcess::new(serve_command(&dir, &[])).expect("serve starts");
+    let record = dir.join("run.jsonl");
+    let record_arg = record.display().to_string();
+    let transport = TokioChildProcess::new(serve_command(&dir, &["--record", &record_arg]))
+        .expect("serve starts");
     let client = ()
         .serve_with_lifecycle(
             transport,
@@ -368,23 +386,67 @@ async fn a_client_on_the_newest_protocol_hears_of_changes_through_its_subscripti
         )
         .await
         .expect("discovery succeeds");
-    let mut subscription = client
-        .listen(SubscriptionFilter::builder().tools_list_changed().build())
-        .await
-        .expect("the server takes a subscription");
-    let mut params = CallToolRequestParams::new("lookup_order");
-    params.arguments = json!({"order_id": 4412}).as_object().cloned();
-    let answer = client.call_tool(params).await.expect("answered");
-    assert_eq!(answer.content.len(), 2);
-    let heard = tokio::time::timeout(PATIENCE, subscription.next())
-        .await
-        .expect("a notification arrives")
-        .expect("the stream is open");
+    let listed = |tools: Vec<rmcp::model::Tool>| -> Vec<String> {
+        tools
+            .into_iter()
+            .map(|tool| tool.name.to_string())
+            .collect()
+    };
+    let before = listed(client.list_all_tools().await.expect("tools/list"));
+    for tool in [
+        "read_skill",
+        "list_skills",
+        "lookup_order",
+        "issue_refund",
+        "render_chart",
+    ] {
+        assert!(before.contains(&tool.to_owned()), "{tool}: {before:?}");
+    }
+
+    let mut refund = CallToolRequestParams::new("issue_refund");
+    refund.arguments = json!({"order_id": 4412}).as_object().cloned();
+    let refused = client.call_tool(refund.clone()).await.expect("answered");
+    assert_eq!(
+        refused.is_error,
+        Some(true),
+        "triage does not carry issue_refund: {refused:?}"
+    );
+    let text = serde_json::to_string(&refused.content).expect("JSON");
     assert!(
-        format!("{heard:?}").contains("ToolListChanged"),
-        "{heard:?}"
+        text.contains("This run is in 'triage'; from here read_skill may take: "),
+        "{text}"
+    );
+
+    let mut lookup = CallToolRequestParams::new("lookup_order");
+    lookup.arguments = json!({"order_id": 4412}).as_object().cloned();
+    let answer = client.call_tool(lookup).await.expect("answered");
+    assert_eq!(
+        answer.content.len(),
+        2,
+        "the upstream's answer, then refunds' body"
+    );
+    assert_eq!(
+        listed(client.list_all_tools().await.expect("tools/list")),
+        before
+    );
+
+    let mut read = CallToolRequestParams::new("read_skill");
+    read.arguments = json!({"id": "faq"}).as_object().cloned();
+    let read = client.call_tool(read).await.expect("answered");
+    let text = serde_json::to_string(&read.content).expect("JSON");
+    assert!(text.contains("This run is in 'refunds'"), "{text}");
+    let allowed = client.call_tool(refund).await.expect("answered");
+    assert_ne!(
+        allowed.is_error,
+        Some(true),
+        "refunds carries issue_refund: {allowed:?}"
     );
     client.cancel().await.expect("the client closes");
+
+    let written = std::fs::read_to_string(&record).expect("the record");
+    assert!(written.contains(r#""tools":"strict""#), "{written}");
+    let (code, stderr) = replayed(&record);
+    assert_eq!(code, Some(0), "{stderr}");
 }
 
 /// Run `serve` on `dir` with no client; its exit code and standard error.
@@ -663,52 +725,47 @@ async fn a_record_file_that_stops_taking_writes_leaves_the_resource_whole() {
     client.cancel().await.expect("the client closes");
 }
 
+/// SPEC §9.5: the skills extension lists the visible skills, and reading a
+/// skill's `SKILL.md` is no read of the graph: it answers with the body and
+/// moves nothing, under every posture; read_skill is the one door.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn skills_read_as_resources_go_through_the_read_gate() {
+async fn skills_read_as_resources_move_nothing() {
     let dir = desk("skills-extension", one_upstream(), |_| {});
-    let (client, watcher) = connect(&dir, &[]).await;
-    let listed = client.list_all_skills().await.expect("skills/list answers");
-    let uris: Vec<&str> = listed.iter().map(|skill| skill.uri.as_str()).collect();
-    assert_eq!(uris.len(), 7, "{uris:?}");
-    assert!(uris.contains(&"skill://refunds/SKILL.md"), "{uris:?}");
-    let refunds = client
-        .get_skill(rmcp::model::GetSkillRequestParams::new(
-            "skill://refunds/SKILL.md",
-        ))
-        .await
-        .expect("skills/get answers");
-    assert!(
-        refunds
-            .skill
-            .frontmatter
-            .description
-            .starts_with("Refund an order")
-    );
-
-    let text = resource_text(&client, "skill://refunds/SKILL.md")
-        .await
-        .expect("an accepted read of a hop");
-    assert!(
-        text.starts_with("<skill_content name=\"refunds\">"),
-        "{text}"
-    );
-    tokio::time::timeout(PATIENCE, watcher.changed.notified())
-        .await
-        .expect("tools/list_changed");
-    assert!(
-        tool_names(&client)
+    for posture in ["assist", "rails"] {
+        let (client, _) = connect(&dir, &["--posture", posture]).await;
+        let listed = client.list_all_skills().await.expect("skills/list answers");
+        let uris: Vec<&str> = listed.iter().map(|skill| skill.uri.as_str()).collect();
+        assert_eq!(uris.len(), 7, "{uris:?}");
+        let refunds = client
+            .get_skill(rmcp::model::GetSkillRequestParams::new(
+                "skill://refunds/SKILL.md",
+            ))
             .await
-            .contains(&"issue_refund".to_owned())
-    );
-    client.cancel().await.expect("the client closes");
-
-    let (client, _) = connect(&dir, &["--posture", "rails"]).await;
-    let refused = client
-        .read_resource(ReadResourceRequestParams::new("skill://refunds/SKILL.md"))
-        .await
-        .expect_err("rails refuses every read of a hop");
-    assert!(refused.to_string().contains("refunds"), "{refused}");
-    client.cancel().await.expect("the client closes");
+            .expect("skills/get answers");
+        assert!(
+            refunds
+                .skill
+                .frontmatter
+                .description
+                .starts_with("Refund an order")
+        );
+        let before = tool_names(&client).await;
+        let text = resource_text(&client, "skill://refunds/SKILL.md")
+            .await
+            .expect("the skill's file reads");
+        assert!(text.starts_with("# Refunds"), "{posture}: {text}");
+        assert_eq!(
+            tool_names(&client).await,
+            before,
+            "{posture}: nothing moved"
+        );
+        assert!(!before.contains(&"issue_refund".to_owned()), "{before:?}");
+        let record = resource_text(&client, "skillgraph://record")
+            .await
+            .expect("the record");
+        assert!(!record.contains(r#""event":"read""#), "{record}");
+        client.cancel().await.expect("the client closes");
+    }
 }
 
 /// `skillgraph replay RECORD`: its exit code and standard error.
@@ -816,6 +873,78 @@ async fn allowed_tools_patterns_carry_the_upstream_tools_they_match() {
     let answer = call(&client, "lookup_order", json!({"order_id": 4412}))
         .await
         .expect("the call answers");
+    assert_ne!(answer.is_error, Some(true), "{answer:?}");
+    client.cancel().await.expect("the client closes");
+}
+
+/// The desk's data with `lookup_order` answering only after `delay_ms`.
+fn slow_desk(name: &str, delay_ms: u64) -> PathBuf {
+    let data = scratch("serve", &format!("{name}-data"));
+    let mut all: Value =
+        serde_json::from_str(&std::fs::read_to_string(data_file()).expect("data")).expect("JSON");
+    all["lookup_order"]["delay_ms"] = json!(delay_ms);
+    let file = common::write(&data, "data.json", &all.to_string());
+    let servers = json!({"desk": {"command": desk_upstream(), "args": ["--data", file]}});
+    desk(name, servers, |_| {})
+}
+
+/// SPEC §9.7: an upstream that does not answer in time is a tool error the
+/// model sees, recorded as a `failure` result with the error, and a route
+/// on `failure` fires on it like on any failed result.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_that_times_out_is_a_tool_error_recorded_as_a_failure() {
+    let dir = slow_desk("timeout", 5_000);
+    let (client, _) = connect(&dir, &["--upstream-timeout", "1"]).await;
+    let answer = call(&client, "lookup_order", json!({"order_id": 4412}))
+        .await
+        .expect("the timed-out call is answered");
+    assert_eq!(answer.is_error, Some(true), "{answer:?}");
+    let text = serde_json::to_string(&answer.content).expect("JSON");
+    assert!(
+        text.contains(r#"upstream server \"desk\" did not answer lookup_order within 1 s"#),
+        "{text}"
+    );
+    let record = resource_text(&client, "skillgraph://record")
+        .await
+        .expect("the record");
+    assert!(
+        record.contains(r#""status":"failure","bytes":0,"result":"","error":"upstream server \"desk\" did not answer"#),
+        "{record}"
+    );
+    client.cancel().await.expect("the client closes");
+}
+
+/// SPEC §9.5: a call the client cancels is cancelled upstream, recorded as
+/// a `result` with `error: "cancelled"`, and moves nothing; the run goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_call_is_recorded_as_cancelled_and_moves_nothing() {
+    let dir = slow_desk("cancelled", 5_000);
+    let (client, _) = connect(&dir, &[]).await;
+    // Dropping the call cancels it: rmcp's client sends notifications/cancelled.
+    let abandoned = tokio::time::timeout(
+        Duration::from_millis(500),
+        call(&client, "lookup_order", json!({"order_id": 4412})),
+    )
+    .await;
+    assert!(abandoned.is_err(), "the call was still waiting");
+    let mut record = String::new();
+    for _ in 0..50 {
+        record = resource_text(&client, "skillgraph://record")
+            .await
+            .expect("the record");
+        if record.contains(r#""error":"cancelled""#) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        record.contains(r#""tool_name":"lookup_order","bytes":0,"result":"","error":"cancelled""#),
+        "{record}"
+    );
+    assert!(record.contains(r#""by":"stay""#), "{record}");
+    let answer = call(&client, "lookup_invoice", json!({"invoice_id": "INV-2001"}))
+        .await
+        .expect("the run goes on");
     assert_ne!(answer.is_error, Some(true), "{answer:?}");
     client.cancel().await.expect("the client closes");
 }

@@ -11,13 +11,13 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetSkillRequestParams,
     GetSkillResult, Implementation, JsonObject, ListResourcesResult, ListSkillsResult,
     ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, Resource, ResourceContents, ServerCapabilities, ServerConfig,
+    ReadResourceResult, Resource, ResourceContents, ResultType, ServerCapabilities, ServerConfig,
     Skill as McpSkill, SkillFrontmatter, SkillResources, SubscriptionFilter, Tool,
 };
 use rmcp::service::{RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
-use skillgraph::skill_session::{Run, RunCall, RunRead, Session};
+use skillgraph::skill_session::{CallPolicy, Graph, Run, RunCall, RunRead, Session, SessionConfig};
 use skillgraph::skill_tools::HostFormat;
 
 use crate::observe::observe;
@@ -28,17 +28,65 @@ use crate::warn;
 /// The record's resource.
 pub(crate) const RECORD_URI: &str = "skillgraph://record";
 
-/// The run and its record, changed together under one lock.
+/// Which generation of MCP a request comes in (SPEC §9.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Generation {
+    /// `initialize` first, then a session (2024-11-05 through 2025-11-25).
+    Handshake,
+    /// No handshake: `server/discover` and per-request `_meta` (2026-07-28).
+    Sessionless,
+}
+
+impl Generation {
+    /// The generation of the request `context` serves: a client that never
+    /// sent `initialize` is on the sessionless one.
+    fn of(context: &RequestContext<RoleServer>) -> Self {
+        if context.peer.peer_info().is_some() {
+            Generation::Handshake
+        } else {
+            Generation::Sessionless
+        }
+    }
+}
+
+/// The run and its record, changed together under one lock. The run starts
+/// at the first request, when its client's generation is known: on the
+/// sessionless generation the list no longer scopes the calls, so the
+/// `scoped` policy becomes `strict` there (SPEC §9.3), in the record's
+/// `start` as every decision is.
 struct State {
-    run: Run,
+    run: Option<Run>,
+    graph: Arc<Graph>,
+    config: SessionConfig,
     record: RecordSink,
 }
 
 impl State {
+    /// The run, started for `generation` if it has not started yet.
+    fn run(&mut self, generation: Generation) -> &mut Run {
+        let State {
+            run,
+            graph,
+            config,
+            record,
+        } = self;
+        run.get_or_insert_with(|| {
+            let mut config = config.clone();
+            if generation == Generation::Sessionless && config.tools == CallPolicy::Scoped {
+                config.tools = CallPolicy::Strict;
+            }
+            let mut run = Run::new(Arc::clone(graph), config);
+            record.append(run.take_events());
+            run
+        })
+    }
+
     /// Append the run's new events to the record.
     fn flush(&mut self) {
-        let events = self.run.take_events();
-        self.record.append(events);
+        if let Some(run) = self.run.as_mut() {
+            let events = run.take_events();
+            self.record.append(events);
+        }
     }
 }
 
@@ -54,12 +102,23 @@ pub(crate) struct Gateway {
 }
 
 impl Gateway {
-    /// A gateway for `run`, proxying `upstreams`.
-    pub(crate) fn new(run: Run, record: RecordSink, upstreams: Arc<Upstreams>) -> Self {
-        let instructions = run.session().system_prompt();
-        let skills = skill_entries(run.session());
-        let mut state = State { run, record };
-        state.flush();
+    /// A gateway for a run on `graph` set up by `config` (started at the
+    /// first request), proxying `upstreams`.
+    pub(crate) fn new(
+        graph: Arc<Graph>,
+        config: SessionConfig,
+        record: RecordSink,
+        upstreams: Arc<Upstreams>,
+    ) -> Self {
+        // The entry skill's prompt, as a run's start would give it.
+        let instructions = Session::with_config(Arc::clone(&graph), config.clone()).system_prompt();
+        let skills = skill_entries(&graph, &config.hidden);
+        let state = State {
+            run: None,
+            graph,
+            config,
+            record,
+        };
         Gateway {
             state: Mutex::new(state),
             upstreams,
@@ -78,11 +137,20 @@ impl Gateway {
         })
     }
 
-    /// The tools offered now, recording the offer the model is shown.
-    fn offered_tools(&self) -> Result<Vec<Tool>, ErrorData> {
+    /// The tools offered now, recording the offer the model is shown; on
+    /// the sessionless generation the one list for every request (SPEC
+    /// §9.2), which records nothing.
+    fn offered_tools(&self, generation: Generation) -> Result<Vec<Tool>, ErrorData> {
         let mut state = self.state()?;
+        let run = state.run(generation);
+        let stable = generation == Generation::Sessionless;
+        let descriptors = if stable {
+            run.stable_tools()
+        } else {
+            run.tools()
+        };
         let mut tools = Vec::new();
-        for descriptor in state.run.tools() {
+        for descriptor in descriptors {
             let json = descriptor
                 .to_host(HostFormat::Mcp)
                 .map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
@@ -90,11 +158,17 @@ impl Gateway {
                 .map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
             tools.push(tool);
         }
-        let run = &state.run;
+        let run = state.run(generation);
         tools.extend(
             self.upstreams
                 .tools()
-                .filter(|tool| run.offers(&tool.name))
+                .filter(|tool| {
+                    if stable {
+                        run.lists_stably(&tool.name)
+                    } else {
+                        run.offers(&tool.name)
+                    }
+                })
                 .cloned(),
         );
         state.flush();
@@ -102,36 +176,41 @@ impl Gateway {
     }
 
     /// A `read_skill` call: judged by the gate, then the iteration ends.
-    fn read(&self, arguments: Option<&JsonObject>) -> Result<(CallToolResult, bool), ErrorData> {
+    /// On the sessionless generation the answer ends with the run's
+    /// position (SPEC §9.3).
+    fn read(
+        &self,
+        arguments: Option<&JsonObject>,
+        generation: Generation,
+    ) -> Result<(CallToolResult, bool), ErrorData> {
+        let mut state = self.state()?;
+        let run = state.run(generation);
         let read = match read_argument(arguments) {
-            Ok(id) => self.gate(id)?,
+            Ok(id) => run.read(id).unwrap_or_else(|err| refused(err.to_string())),
             Err(message) => refused(message),
         };
+        let mut content = vec![ContentBlock::text(read.text)];
+        if generation == Generation::Sessionless {
+            content.push(ContentBlock::text(run.position()));
+        }
+        state.flush();
         let result = if read.accepted {
-            CallToolResult::success(vec![ContentBlock::text(read.text)])
+            CallToolResult::success(content)
         } else {
-            CallToolResult::error(vec![ContentBlock::text(read.text)])
+            CallToolResult::error(content)
         };
         Ok((result, read.changed))
     }
 
-    /// Judge a read of `id` (a `read_skill` call, or a skill's `SKILL.md`
-    /// read as a resource); the run ends the iteration.
-    fn gate(&self, id: &str) -> Result<RunRead, ErrorData> {
-        let mut state = self.state()?;
-        let read = match state.run.read(id) {
-            Ok(read) => read,
-            Err(err) => return Ok(refused(err.to_string())),
-        };
-        state.flush();
-        Ok(read)
-    }
-
     /// A `list_skills` call.
-    fn list_skills(&self, arguments: Option<JsonObject>) -> Result<CallToolResult, ErrorData> {
-        let state = self.state()?;
+    fn list_skills(
+        &self,
+        arguments: Option<JsonObject>,
+        generation: Generation,
+    ) -> Result<CallToolResult, ErrorData> {
+        let mut state = self.state()?;
         let input = Value::Object(arguments.unwrap_or_default());
-        Ok(match state.run.list_skills(&input) {
+        Ok(match state.run(generation).list_skills(&input) {
             Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
             Err(refusal) => CallToolResult::error(vec![ContentBlock::text(refusal)]),
         })
@@ -140,7 +219,11 @@ impl Gateway {
     /// Before forwarding `name`: the run's call gate. `Ok(None)`: forward
     /// it; `Ok(Some(…))`: the refusal to answer with (the run has recorded
     /// it and ended the iteration).
-    fn admit(&self, name: &str) -> Result<Option<CallToolResult>, ErrorData> {
+    fn admit(
+        &self,
+        name: &str,
+        generation: Generation,
+    ) -> Result<Option<CallToolResult>, ErrorData> {
         if self.upstreams.tool(name).is_none() {
             let known: Vec<&str> = self
                 .upstreams
@@ -150,14 +233,19 @@ impl Gateway {
             return Err(unknown_tool(name, &known));
         }
         let mut state = self.state()?;
-        let call = state.run.call(name);
-        state.flush();
-        Ok(match call {
+        let run = state.run(generation);
+        let answer = match run.call(name) {
             RunCall::Forward => None,
             RunCall::Refused { text } => {
-                Some(CallToolResult::error(vec![ContentBlock::text(text)]))
+                let mut content = vec![ContentBlock::text(text)];
+                if generation == Generation::Sessionless {
+                    content.push(ContentBlock::text(run.position()));
+                }
+                Some(CallToolResult::error(content))
             }
-        })
+        };
+        state.flush();
+        Ok(answer)
     }
 
     /// After an upstream answered `name`: the run observes and routes it. A
@@ -166,20 +254,42 @@ impl Gateway {
         &self,
         name: &str,
         mut answer: CallToolResult,
+        generation: Generation,
     ) -> Result<(CallToolResult, bool), ErrorData> {
         let mut state = self.state()?;
-        let routed = state.run.answered(observe(name, &answer));
+        let routed = state.run(generation).answered(observe(name, &answer));
         if let Some(body) = routed.body {
             answer.content.push(ContentBlock::text(body));
         }
+        // The 2026-07-28 revision requires it on every result; rmcp clears
+        // it again for a client of an older revision.
+        answer.result_type.get_or_insert(ResultType::COMPLETE);
         state.flush();
         Ok((answer, routed.changed))
     }
 
-    /// A call the upstream could not answer still ends its iteration.
-    fn end_failed_call(&self) -> Result<(), ErrorData> {
+    /// A call the upstream failed to answer (SPEC §9.7): a tool error
+    /// naming the upstream and the failure, so that the model sees it; the
+    /// run records a `failure` result with the error and routes it, and a
+    /// move brings the new skill's body.
+    fn fail(
+        &self,
+        name: &str,
+        failure: &str,
+        generation: Generation,
+    ) -> Result<(CallToolResult, bool), ErrorData> {
         let mut state = self.state()?;
-        state.run.failed();
+        let routed = state.run(generation).failed(name, failure);
+        let mut content = vec![ContentBlock::text(failure.to_owned())];
+        content.extend(routed.body.map(ContentBlock::text));
+        state.flush();
+        Ok((CallToolResult::error(content), routed.changed))
+    }
+
+    /// A forwarded call the client cancelled: recorded, and nothing moves.
+    fn end_cancelled_call(&self, name: &str, generation: Generation) -> Result<(), ErrorData> {
+        let mut state = self.state()?;
+        state.run(generation).cancelled(name);
         state.flush();
         Ok(())
     }
@@ -209,10 +319,10 @@ impl Gateway {
 /// position: the entry says `dynamic` instead of a digest. A skill whose id
 /// is not a valid skill name for the extension is left out, with a line on
 /// standard error.
-fn skill_entries(session: &Session) -> Vec<McpSkill> {
+fn skill_entries(graph: &Graph, hidden: &[String]) -> Vec<McpSkill> {
     let mut entries = Vec::new();
-    for skill in &session.graph().map().skills {
-        if session.hidden_ids().contains(&skill.id) {
+    for skill in &graph.map().skills {
+        if hidden.contains(&skill.id) {
             continue;
         }
         let entry = McpSkill::new(
@@ -300,9 +410,11 @@ impl ServerHandler for Gateway {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.offered_tools()?))
+        Ok(ListToolsResult::with_all_items(
+            self.offered_tools(Generation::of(&context))?,
+        ))
     }
 
     async fn call_tool(
@@ -310,25 +422,38 @@ impl ServerHandler for Gateway {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let generation = Generation::of(&context);
         let (answer, changed) = match request.name.as_ref() {
-            "read_skill" => self.read(request.arguments.as_ref())?,
-            "list_skills" => (self.list_skills(request.arguments)?, false),
+            "read_skill" => self.read(request.arguments.as_ref(), generation)?,
+            "list_skills" => (self.list_skills(request.arguments, generation)?, false),
             name => {
-                if let Some(refusal) = self.admit(name)? {
+                if let Some(refusal) = self.admit(name, generation)? {
                     return Ok(CallToolResponse::Complete(refusal));
                 }
                 // Boxed: the forwarded call's future is large, and rmcp moves
                 // this handler's future into a task of its own per request.
-                match Box::pin(self.upstreams.call(name, request.arguments)).await {
-                    Ok(answer) => self.route(name, answer)?,
-                    Err(err) => {
-                        self.end_failed_call()?;
-                        return Err(err);
+                let call = Box::pin(self.upstreams.call(name, request.arguments));
+                let outcome = tokio::select! {
+                    outcome = call => Some(outcome),
+                    () = context.ct.cancelled() => None,
+                };
+                match outcome {
+                    Some(Ok(answer)) => self.route(name, answer, generation)?,
+                    Some(Err(failure)) => self.fail(name, &failure, generation)?,
+                    None => {
+                        // The client cancelled: the upstream call was dropped
+                        // (and so cancelled there too); no answer is owed.
+                        self.end_cancelled_call(name, generation)?;
+                        return Err(ErrorData::internal_error(
+                            format!("the client cancelled the call of {name}"),
+                            None,
+                        ));
                     }
                 }
             }
         };
-        if changed {
+        // The sessionless generation's list does not change (SPEC §9.2).
+        if changed && generation == Generation::Handshake {
             Box::pin(self.announce(&context)).await;
         }
         Ok(CallToolResponse::Complete(answer))
@@ -348,18 +473,19 @@ impl ServerHandler for Gateway {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        context: RequestContext<RoleServer>,
+        _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        // Reading a skill's files is no read of the graph (SPEC §9.5): it
+        // answers with the skill's body and moves nothing; read_skill is the
+        // one door that activates.
         if let Some(skill) = self.skills.iter().find(|skill| skill.uri == request.uri) {
-            let read = self.gate(skill.name())?;
-            if read.changed {
-                self.announce(&context).await;
-            }
-            if !read.accepted {
-                return Err(ErrorData::invalid_params(read.text, None));
-            }
-            let contents =
-                ResourceContents::text(read.text, &skill.uri).with_mime_type("text/markdown");
+            let body = self
+                .state()?
+                .graph
+                .skill(skill.name())
+                .map(|skill| skill.body.clone());
+            let contents = ResourceContents::text(body.unwrap_or_default(), &skill.uri)
+                .with_mime_type("text/markdown");
             return Ok(ReadResourceResult::new(vec![contents]).into());
         }
         if request.uri != RECORD_URI {

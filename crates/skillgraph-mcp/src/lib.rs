@@ -44,7 +44,7 @@ use std::time::Duration;
 use rmcp::ServiceExt;
 use skillgraph::skill_core::{SkillMap, ToolDecl, tool_pattern_matches};
 use skillgraph::skill_guard::RouteGuards;
-use skillgraph::skill_session::{CallPolicy, Graph, GraphError, Posture, Run, SessionConfig};
+use skillgraph::skill_session::{CallPolicy, Graph, GraphError, Posture, SessionConfig};
 use skillgraph::skill_tools::DEFAULT_CATALOG_BUDGET;
 use skillgraph::{LoadError, RecordFileError, RecordWriter, load};
 #[cfg(unix)]
@@ -171,16 +171,18 @@ pub fn serve_stdio(config: &ServeConfig) -> Result<(), ServeError> {
         expand_tool_patterns(&mut map, &upstreams);
         refuse_mismatches(&map, &loaded.tools_from_files, &upstreams, &clashes)?;
         let graph = Graph::with_guards(map, guards).with_catalog_budget(config.catalog_budget);
-        let run = Run::new(
-            Arc::new(graph),
-            SessionConfig {
-                posture: config.posture,
-                hidden: Vec::new(),
-                tools: config.tools,
-            },
-        );
+        let session = SessionConfig {
+            posture: config.posture,
+            hidden: Vec::new(),
+            tools: config.tools,
+        };
         let upstreams = Arc::new(upstreams);
-        let gateway = Gateway::new(run, RecordSink::new(record), Arc::clone(&upstreams));
+        let gateway = Gateway::new(
+            Arc::new(graph),
+            session,
+            RecordSink::new(record),
+            Arc::clone(&upstreams),
+        );
         #[cfg(unix)]
         let served = match client_pipes() {
             Some(pipes) => gateway.serve(pipes).await,

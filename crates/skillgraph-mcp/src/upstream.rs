@@ -10,10 +10,10 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject, Tool};
 use rmcp::service::{RoleClient, RunningService, ServiceError};
 use rmcp::transport::TokioChildProcess;
-use rmcp::{ErrorData, ServiceExt};
 use skillgraph::McpServer;
 
 use crate::warn_raw;
@@ -182,49 +182,44 @@ impl Upstreams {
     ///
     /// # Errors
     ///
-    /// An MCP error naming the server when it is gone, does not answer in
-    /// time, or answers with a protocol error.
+    /// Why the call failed, naming the server: it is gone, it did not
+    /// answer in time (the call is then cancelled upstream), or it answered
+    /// with a protocol error.
     pub(crate) async fn call(
         &self,
         name: &str,
         arguments: Option<JsonObject>,
-    ) -> Result<CallToolResult, ErrorData> {
+    ) -> Result<CallToolResult, String> {
         let Some((index, _)) = self.tools.get(name) else {
-            return Err(ErrorData::invalid_params(
-                format!("no upstream server offers a tool named \"{name}\""),
-                None,
-            ));
+            return Err(format!("no upstream server offers a tool named \"{name}\""));
         };
         let upstream = &self.servers[*index];
         let mut params = CallToolRequestParams::new(name.to_owned());
         params.arguments = arguments;
+        // Dropping the call (at the timeout, or when the client cancels the
+        // request it serves) cancels it upstream: rmcp sends
+        // `notifications/cancelled` for a request abandoned mid-flight.
         let call = upstream.client.peer().call_tool(params);
         match tokio::time::timeout(self.timeout, call).await {
             Ok(Ok(result)) => Ok(result),
-            Ok(Err(ServiceError::McpError(error))) => Err(error),
-            Ok(Err(ServiceError::TransportClosed)) => Err(ErrorData::internal_error(
-                format!(
-                    "upstream server \"{}\" has stopped, so {name} cannot be called; the other tools still work{}",
-                    upstream.name,
-                    stderr_tail(&upstream.stderr.text())
-                ),
-                None,
+            Ok(Err(ServiceError::McpError(error))) => Err(format!(
+                "upstream server \"{}\" answered {name} with an error ({}): {}",
+                upstream.name, error.code.0, error.message
             )),
-            Ok(Err(error)) => Err(ErrorData::internal_error(
-                format!(
-                    "upstream server \"{}\" could not answer {name}: {error}{}",
-                    upstream.name,
-                    stderr_tail(&upstream.stderr.text())
-                ),
-                None,
+            Ok(Err(ServiceError::TransportClosed)) => Err(format!(
+                "upstream server \"{}\" has stopped, so {name} cannot be called; the other tools still work{}",
+                upstream.name,
+                stderr_tail(&upstream.stderr.text())
             )),
-            Err(_) => Err(ErrorData::internal_error(
-                format!(
-                    "upstream server \"{}\" did not answer {name} within {} s; raise `--upstream-timeout` if it needs longer",
-                    upstream.name,
-                    self.timeout.as_secs()
-                ),
-                None,
+            Ok(Err(error)) => Err(format!(
+                "upstream server \"{}\" could not answer {name}: {error}{}",
+                upstream.name,
+                stderr_tail(&upstream.stderr.text())
+            )),
+            Err(_) => Err(format!(
+                "upstream server \"{}\" did not answer {name} within {} s, so the call was cancelled; raise `--upstream-timeout` if it needs longer",
+                upstream.name,
+                self.timeout.as_secs()
             )),
         }
     }

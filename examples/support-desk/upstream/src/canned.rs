@@ -26,6 +26,10 @@ struct CannedTool {
     answers: BTreeMap<String, JsonObject>,
     /// The answer for every other value; `null` answers with an error.
     default: Option<JsonObject>,
+    /// How long the tool takes to answer, in milliseconds (none: at once),
+    /// to try timeouts and cancellation against a slow upstream.
+    #[serde(default)]
+    delay_ms: Option<u64>,
 }
 
 impl CannedTool {
@@ -81,6 +85,14 @@ impl Desk {
             .iter()
             .map(|(name, canned)| canned.tool(name))
             .collect()
+    }
+
+    /// How long tool `name` takes to answer, when its data says.
+    pub fn delay(&self, name: &str) -> Option<std::time::Duration> {
+        self.tools
+            .get(name)
+            .and_then(|canned| canned.delay_ms)
+            .map(std::time::Duration::from_millis)
     }
 
     /// Answer a call of tool `name`: the answer kept for its argument's

@@ -11,7 +11,8 @@
 //! `--data FILE` names. Per tool name it holds the one argument the tool
 //! takes (`argument`), the answer for each value of it written as a string
 //! (`answers`), the answer for any other value (`default`, where `null`
-//! answers with an error) and the tool's `description`. The argument is an
+//! answers with an error), the tool's `description`, and, to try a slow
+//! upstream, how long it takes to answer (`delay_ms`). The argument is an
 //! integer in the tool's schema when every value answered is one, else a
 //! string. A missing or unreadable data file ends the process with exit
 //! code 2 and a message on standard error naming the file and the fix.
@@ -59,6 +60,9 @@ impl ServerHandler for DeskServer {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if let Some(delay) = self.desk.delay(&request.name) {
+            tokio::time::sleep(delay).await;
+        }
         self.desk
             .call(&request.name, request.arguments.as_ref())
             .map(CallToolResponse::from)
