@@ -518,7 +518,7 @@ fn an_upstream_that_does_not_start_is_named_with_the_end_of_its_stderr() {
 }
 
 #[test]
-fn garbage_unknown_tools_and_huge_arguments_get_mcp_errors_and_the_server_goes_on() {
+fn garbage_unknown_tools_and_huge_arguments_get_answers_and_the_server_goes_on() {
     use std::io::{BufRead, BufReader, Write};
 
     let dir = desk("garbage", one_upstream(), |_| {});
@@ -544,6 +544,7 @@ fn garbage_unknown_tools_and_huge_arguments_get_mcp_errors_and_the_server_goes_o
         serde_json::from_str::<Value>(&line).expect("each answer is JSON-RPC")
     };
     send("not json at all".into());
+    assert_eq!(answer()["error"]["code"], -32700, "a line that is not JSON is answered");
     send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}).to_string());
     assert_eq!(answer()["result"]["protocolVersion"], "2025-06-18");
@@ -570,6 +571,7 @@ fn garbage_unknown_tools_and_huge_arguments_get_mcp_errors_and_the_server_goes_o
         "the huge id is not echoed back"
     );
     send(r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"lookup_order","arguments":{"order_id":"#.into());
+    assert_eq!(answer()["error"]["code"], -32700, "a cut line is answered");
     send(json!({"jsonrpc": "2.0", "id": 5, "method": "no/such/method"}).to_string());
     assert_eq!(answer()["error"]["code"], -32601);
     send(json!({"jsonrpc": "2.0", "id": 6, "method": "tools/list"}).to_string());
@@ -947,4 +949,51 @@ async fn a_cancelled_call_is_recorded_as_cancelled_and_moves_nothing() {
         .expect("the run goes on");
     assert_ne!(answer.is_error, Some(true), "{answer:?}");
     client.cancel().await.expect("the client closes");
+}
+
+/// SPEC §9.7: every line a client sends is answered — a line that is not
+/// JSON with -32700, an invalid request with -32600 and its id, two
+/// messages on one line each — and no answer repeats more than 256
+/// characters of the input (a 5 MB tool name is only measured).
+#[test]
+fn bad_input_is_answered_and_never_echoed_at_length() {
+    let dir = desk("bad-input", one_upstream(), |_| {});
+    let huge = "x".repeat(5_000_000);
+    let lines = [
+        "this is not JSON".to_owned(),
+        r#"{"jsonrpc": "2.0", "id": 7, "method": 12}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":2,"method":"ping"}{"jsonrpc":"2.0","id":3,"method":"ping"}"#.to_owned(),
+        format!(r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{"name":"{huge}"}}}}"#),
+    ];
+    let output = common::skillgraph_with_input(
+        &["serve", &dir.display().to_string()],
+        &(lines.join("\n") + "\n"),
+    );
+    let answers: Vec<Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("each answer is JSON"))
+        .collect();
+    let by_id = |id: Value| answers.iter().find(|a| a["id"] == id).cloned();
+    assert_eq!(answers[0]["error"]["code"], -32700, "{answers:?}");
+    assert_eq!(
+        by_id(json!(7)).expect("-32600 with its id")["error"]["code"],
+        -32600
+    );
+    assert!(
+        by_id(json!(2)).is_some() && by_id(json!(3)).is_some(),
+        "{answers:?}"
+    );
+    let unknown = by_id(json!(4)).expect("the huge call is answered");
+    let text = unknown.to_string();
+    assert!(
+        text.contains("unknown tool of 5000000 bytes"),
+        "{}",
+        &text[..text.len().min(300)]
+    );
+    assert!(
+        answers.iter().all(|a| a.to_string().len() < 2_000),
+        "nothing long is echoed"
+    );
 }

@@ -22,6 +22,7 @@ use skillgraph::skill_tools::HostFormat;
 
 use crate::observe::observe;
 use crate::record::RecordSink;
+use crate::stdio::MAX_ECHO;
 use crate::upstream::Upstreams;
 use crate::warn;
 
@@ -380,10 +381,14 @@ fn read_argument(arguments: Option<&JsonObject>) -> Result<&str, String> {
 fn unknown_tool(name: &str, upstream: &[&str]) -> ErrorData {
     let mut known = vec!["read_skill", "list_skills"];
     known.extend_from_slice(upstream);
+    let shown = if name.chars().count() > MAX_ECHO {
+        format!("of {} bytes", name.len())
+    } else {
+        format!("\"{}\"", name.escape_debug())
+    };
     ErrorData::invalid_params(
         format!(
-            "unknown tool \"{}\"; the tools here are: {}",
-            name.escape_debug(),
+            "unknown tool {shown}; the tools here are: {}",
             known.join(", ")
         ),
         None,

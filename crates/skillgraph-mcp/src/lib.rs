@@ -27,6 +27,7 @@
 mod gateway;
 mod observe;
 mod record;
+mod stdio;
 mod upstream;
 
 use std::fmt::Write as _;
@@ -52,6 +53,7 @@ use tokio::net::unix::pipe;
 
 use gateway::Gateway;
 use record::RecordSink;
+use stdio::ClientLines;
 pub use upstream::StartError;
 use upstream::{Clash, Upstreams};
 
@@ -185,11 +187,17 @@ pub fn serve_stdio(config: &ServeConfig) -> Result<(), ServeError> {
         );
         #[cfg(unix)]
         let served = match client_pipes() {
-            Some(pipes) => gateway.serve(pipes).await,
-            None => gateway.serve(rmcp::transport::stdio()).await,
+            Some((read, write)) => gateway.serve(ClientLines::new(read, write)).await,
+            None => {
+                gateway
+                    .serve(ClientLines::new(tokio::io::stdin(), tokio::io::stdout()))
+                    .await
+            }
         };
         #[cfg(not(unix))]
-        let served = gateway.serve(rmcp::transport::stdio()).await;
+        let served = gateway
+            .serve(ClientLines::new(tokio::io::stdin(), tokio::io::stdout()))
+            .await;
         let server = served.map_err(|err| ServeError::Handshake(err.to_string()))?;
         let _ = server.waiting().await;
         if let Ok(upstreams) = Arc::try_unwrap(upstreams) {
