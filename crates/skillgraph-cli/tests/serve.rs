@@ -544,7 +544,11 @@ fn garbage_unknown_tools_and_huge_arguments_get_answers_and_the_server_goes_on()
         serde_json::from_str::<Value>(&line).expect("each answer is JSON-RPC")
     };
     send("not json at all".into());
-    assert_eq!(answer()["error"]["code"], -32700, "a line that is not JSON is answered");
+    assert_eq!(
+        answer()["error"]["code"],
+        -32700,
+        "a line that is not JSON is answered"
+    );
     send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}).to_string());
     assert_eq!(answer()["result"]["protocolVersion"], "2025-06-18");

@@ -7,12 +7,20 @@
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
+// Log levels and resource subscriptions are deprecated by a revision after
+// 2026-07-28 (SEP-2577) and are what the handshake generation relays.
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetSkillRequestParams,
     GetSkillResult, Implementation, JsonObject, ListResourcesResult, ListSkillsResult,
     ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
     ReadResourceResult, Resource, ResourceContents, ResultType, ServerCapabilities, ServerConfig,
     Skill as McpSkill, SkillFrontmatter, SkillResources, SubscriptionFilter, Tool,
+};
+#[allow(deprecated)]
+use rmcp::model::{
+    CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
+    ListPromptsResult, ListResourceTemplatesResult, SetLevelRequestParams, SubscribeRequestParams,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -257,6 +265,7 @@ impl Gateway {
         mut answer: CallToolResult,
         generation: Generation,
     ) -> Result<(CallToolResult, bool), ErrorData> {
+        self.upstreams.remember_result(name, &answer);
         let mut state = self.state()?;
         let routed = state.run(generation).answered(observe(name, &answer));
         if let Some(body) = routed.body {
@@ -397,12 +406,32 @@ fn unknown_tool(name: &str, upstream: &[&str]) -> ErrorData {
 
 impl ServerHandler for Gateway {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder()
+        let mut capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_tool_list_changed()
             .enable_resources()
             .enable_skills()
             .build();
+        // What the upstreams offer besides tools is passed through (SPEC
+        // §9.5), so it is declared when one of them declares it.
+        let upstreams = &self.upstreams;
+        let subscribable = upstreams.any_offers(|c| {
+            c.resources
+                .as_ref()
+                .is_some_and(|r| r.subscribe == Some(true))
+        });
+        if subscribable && let Some(resources) = capabilities.resources.as_mut() {
+            resources.subscribe = Some(true);
+        }
+        if let Some(prompts) = upstreams.first_capability(|c| c.prompts.clone()) {
+            capabilities.prompts = Some(prompts);
+        }
+        if upstreams.any_offers(|c| c.completions.is_some()) {
+            capabilities.completions = Some(JsonObject::new());
+        }
+        if upstreams.any_offers(|c| c.logging.is_some()) {
+            capabilities.logging = Some(JsonObject::new());
+        }
         let config = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("skillgraph", env!("CARGO_PKG_VERSION")));
         if self.instructions.is_empty() {
@@ -428,6 +457,7 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let generation = Generation::of(&context);
+        self.upstreams.relay().set_client(&context.peer);
         let (answer, changed) = match request.name.as_ref() {
             "read_skill" => self.read(request.arguments.as_ref(), generation)?,
             "list_skills" => (self.list_skills(request.arguments, generation)?, false),
@@ -437,7 +467,8 @@ impl ServerHandler for Gateway {
                 }
                 // Boxed: the forwarded call's future is large, and rmcp moves
                 // this handler's future into a task of its own per request.
-                let call = Box::pin(self.upstreams.call(name, request.arguments));
+                let progress = context.meta.get_progress_token();
+                let call = Box::pin(self.upstreams.call(name, request.arguments, progress));
                 let outcome = tokio::select! {
                     outcome = call => Some(outcome),
                     () = context.ct.cancelled() => None,
@@ -472,7 +503,9 @@ impl ServerHandler for Gateway {
         let record = Resource::new(RECORD_URI, "record")
             .with_description("This session's record: one JSON event a line (skillgraph record v1)")
             .with_mime_type("application/jsonl");
-        Ok(ListResourcesResult::with_all_items(vec![record]))
+        let mut resources = vec![record];
+        resources.extend(self.upstreams.list_resources().await?);
+        Ok(ListResourcesResult::with_all_items(resources))
     }
 
     async fn read_resource(
@@ -494,6 +527,9 @@ impl ServerHandler for Gateway {
             return Ok(ReadResourceResult::new(vec![contents]).into());
         }
         if request.uri != RECORD_URI {
+            if let Some(read) = self.upstreams.read_resource(request.clone()).await {
+                return read.map(Into::into);
+            }
             return Err(ErrorData::resource_not_found(
                 format!(
                     "no resource \"{}\"; the resources here are {RECORD_URI} and each skill's SKILL.md as skills/list names it",
@@ -530,6 +566,71 @@ impl ServerHandler for Gateway {
                 None,
             )),
         }
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(ListResourceTemplatesResult::with_all_items(
+            self.upstreams.list_resource_templates().await?,
+        ))
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(ListPromptsResult::with_all_items(
+            self.upstreams.list_prompts().await?,
+        ))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        self.upstreams.get_prompt(request).await.map(Into::into)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        self.upstreams.complete(request).await
+    }
+
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.upstreams.relay().set_client(&context.peer);
+        self.upstreams.set_level(request).await
+    }
+
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.upstreams.relay().set_client(&context.peer);
+        self.upstreams.subscribe(request).await
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.upstreams.unsubscribe(request).await
     }
 
     fn accepted_subscription_filter(

@@ -27,6 +27,7 @@
 mod gateway;
 mod observe;
 mod record;
+mod relay;
 mod stdio;
 mod upstream;
 

@@ -11,11 +11,18 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject, Tool};
-use rmcp::service::{RoleClient, RunningService, ServiceError};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotification,
+    CancelledNotificationParam, ClientRequest, JsonObject, ProgressToken, RequestId, ServerResult,
+    Tool,
+};
+use rmcp::service::{Peer, PeerRequestOptions, RoleClient, RunningService, ServiceError};
 use rmcp::transport::TokioChildProcess;
 use skillgraph::McpServer;
 
+use crate::relay::{Relay, UpstreamHandler};
+
+mod passthrough;
 use crate::warn_raw;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{ChildStderr, Command};
@@ -99,7 +106,7 @@ fn drain_stderr(server: String, stderr: ChildStderr, tail: Tail) {
 /// One running upstream server.
 struct Upstream {
     name: String,
-    client: RunningService<RoleClient, ()>,
+    client: RunningService<RoleClient, UpstreamHandler>,
     stderr: Tail,
 }
 
@@ -109,6 +116,21 @@ pub(crate) struct Upstreams {
     /// Tool name → (server index, the tool as the server declared it).
     tools: BTreeMap<String, (usize, Tool)>,
     timeout: Duration,
+    /// The client, as the servers reach it.
+    relay: Relay,
+    /// Resource URI → the server a list or a tool result named it for.
+    uri_owners: Mutex<std::collections::HashMap<String, usize>>,
+    /// Prompt name → the server that lists it.
+    prompt_owners: Mutex<std::collections::HashMap<String, usize>>,
+}
+
+/// `"text"`, or its length when it is too long to repeat.
+fn shown(text: &str) -> String {
+    if text.chars().count() > crate::stdio::MAX_ECHO {
+        format!("one of {} bytes", text.len())
+    } else {
+        format!("\"{}\"", text.escape_debug())
+    }
 }
 
 /// Two servers offering one tool name.
@@ -132,10 +154,17 @@ impl Upstreams {
             servers: Vec::with_capacity(servers.len()),
             tools: BTreeMap::new(),
             timeout,
+            relay: Relay::default(),
+            uri_owners: Mutex::default(),
+            prompt_owners: Mutex::default(),
         };
         let mut clashes = Vec::new();
         for (name, decl) in servers {
-            let (upstream, tools) = start_one(dir, name, decl, timeout).await?;
+            let handler = UpstreamHandler {
+                server: name.clone(),
+                relay: started.relay.clone(),
+            };
+            let (upstream, tools) = start_one(dir, name, decl, timeout, handler).await?;
             let index = started.servers.len();
             started.servers.push(upstream);
             for tool in tools {
@@ -164,6 +193,11 @@ impl Upstreams {
         self.tools.values().map(|(_, tool)| tool)
     }
 
+    /// The client, as the servers reach it.
+    pub(crate) fn relay(&self) -> &Relay {
+        &self.relay
+    }
+
     /// The name of the server that offers `tool`.
     pub(crate) fn server_of(&self, tool: &str) -> Option<&str> {
         self.tools
@@ -189,6 +223,7 @@ impl Upstreams {
         &self,
         name: &str,
         arguments: Option<JsonObject>,
+        progress: Option<ProgressToken>,
     ) -> Result<CallToolResult, String> {
         let Some((index, _)) = self.tools.get(name) else {
             return Err(format!("no upstream server offers a tool named \"{name}\""));
@@ -196,26 +231,39 @@ impl Upstreams {
         let upstream = &self.servers[*index];
         let mut params = CallToolRequestParams::new(name.to_owned());
         params.arguments = arguments;
-        // Dropping the call (at the timeout, or when the client cancels the
-        // request it serves) cancels it upstream: rmcp sends
-        // `notifications/cancelled` for a request abandoned mid-flight.
-        let call = upstream.client.peer().call_tool(params);
-        match tokio::time::timeout(self.timeout, call).await {
-            Ok(Ok(result)) => Ok(result),
-            Ok(Err(ServiceError::McpError(error))) => Err(format!(
-                "upstream server \"{}\" answered {name} with an error ({}): {}",
-                upstream.name, error.code.0, error.message
-            )),
-            Ok(Err(ServiceError::TransportClosed)) => Err(format!(
-                "upstream server \"{}\" has stopped, so {name} cannot be called; the other tools still work{}",
-                upstream.name,
-                stderr_tail(&upstream.stderr.text())
-            )),
-            Ok(Err(error)) => Err(format!(
-                "upstream server \"{}\" could not answer {name}: {error}{}",
-                upstream.name,
-                stderr_tail(&upstream.stderr.text())
-            )),
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let peer = upstream.client.peer();
+        let handle = match peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await
+        {
+            Ok(handle) => handle,
+            Err(error) => return Err(failure(upstream, name, error)),
+        };
+        // The upstream's progress reaches the client under its own token.
+        let _progress = progress.map(|token| {
+            self.relay
+                .route_progress(handle.progress_token.clone(), token)
+        });
+        // Dropped before the answer (at the timeout, or when the client
+        // cancels the request it serves), the guard cancels the call upstream.
+        let mut guard = CancelOnDrop {
+            peer: peer.clone(),
+            id: Some(handle.id.clone()),
+        };
+        let answer = tokio::time::timeout(self.timeout, handle.await_response()).await;
+        match answer {
+            Ok(answer) => {
+                guard.id = None;
+                match answer {
+                    Ok(ServerResult::CallToolResult(result)) => Ok(result),
+                    Ok(_) => Err(format!(
+                        "upstream server \"{}\" answered {name} with a result that is not a tool result (an input request or a task), which skillgraph serve does not relay",
+                        upstream.name
+                    )),
+                    Err(error) => Err(failure(upstream, name, error)),
+                }
+            }
             Err(_) => Err(format!(
                 "upstream server \"{}\" did not answer {name} within {} s, so the call was cancelled; raise `--upstream-timeout` if it needs longer",
                 upstream.name,
@@ -225,12 +273,56 @@ impl Upstreams {
     }
 }
 
+/// Why a call failed, naming the server.
+fn failure(upstream: &Upstream, name: &str, error: ServiceError) -> String {
+    match error {
+        ServiceError::McpError(error) => format!(
+            "upstream server \"{}\" answered {name} with an error ({}): {}",
+            upstream.name, error.code.0, error.message
+        ),
+        ServiceError::TransportClosed => format!(
+            "upstream server \"{}\" has stopped, so {name} cannot be called; the other tools still work{}",
+            upstream.name,
+            stderr_tail(&upstream.stderr.text())
+        ),
+        error => format!(
+            "upstream server \"{}\" could not answer {name}: {error}{}",
+            upstream.name,
+            stderr_tail(&upstream.stderr.text())
+        ),
+    }
+}
+
+/// Sends `notifications/cancelled` for a request abandoned before its
+/// answer, when dropped with its id still set.
+struct CancelOnDrop {
+    peer: Peer<RoleClient>,
+    id: Option<RequestId>,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else {
+            return;
+        };
+        let peer = self.peer.clone();
+        let notification = CancelledNotification::new(CancelledNotificationParam::new(
+            Some(id),
+            Some("the client cancelled the call, or it timed out".to_owned()),
+        ));
+        tokio::spawn(async move {
+            let _ = peer.send_notification(notification.into()).await;
+        });
+    }
+}
+
 /// Start one server and list its tools.
 async fn start_one(
     dir: &Path,
     name: &str,
     decl: &McpServer,
     timeout: Duration,
+    handler: UpstreamHandler,
 ) -> Result<(Upstream, Vec<Tool>), StartError> {
     let mut command = Command::new(&decl.command);
     // Killed when dropped, so that no path out of `serve` (a failed start,
@@ -257,7 +349,7 @@ async fn start_one(
         reason,
         stderr: tail.text(),
     };
-    let client = match tokio::time::timeout(timeout, ().serve(transport)).await {
+    let client = match tokio::time::timeout(timeout, handler.serve(transport)).await {
         Ok(Ok(client)) => client,
         Ok(Err(error)) => return Err(failed(after_exit(error.to_string()).await, &tail)),
         Err(_) => {

@@ -1,0 +1,352 @@
+//! What the upstreams offer besides tools, passed through unchanged in
+//! meaning (SPEC §9.5): resources, resource templates, prompts and
+//! completions are listed from every upstream that declares them, and each
+//! read, get or completion goes to the upstream that offers it; resource
+//! subscriptions and log levels are relayed. An upstream is known to offer a
+//! resource once a list or a tool result (a `resource_link`, an embedded
+//! resource) has named it; a URI no list named goes to the upstream whose
+//! template matches it, else to each resource server in turn.
+
+// Resource subscriptions and log levels are deprecated by a revision after
+// 2026-07-28 (SEP-2577) and are what the handshake generation uses.
+#![allow(deprecated)]
+
+use rmcp::ErrorData;
+use rmcp::model::{
+    CallToolResult, CompleteRequestParams, CompleteResult, ContentBlock, GetPromptRequestParams,
+    GetPromptResult, Prompt, ReadResourceRequestParams, ReadResourceResult, Reference, Resource,
+    ResourceContents, ResourceTemplate, ServerCapabilities, SetLevelRequestParams,
+    SubscribeRequestParams, UnsubscribeRequestParams,
+};
+use rmcp::service::ServiceError;
+
+use super::{Upstream, Upstreams};
+
+/// A failed relay as the client's MCP error, naming the upstream.
+fn relay_error(upstream: &Upstream, what: &str, error: ServiceError) -> ErrorData {
+    match error {
+        ServiceError::McpError(error) => error,
+        other => ErrorData::internal_error(
+            format!(
+                "upstream server \"{}\" could not answer {what}: {other}",
+                upstream.name
+            ),
+            None,
+        ),
+    }
+}
+
+/// Whether `uri` is one `template` (RFC 6570) can make: the literal text
+/// before its first expression starts `uri`.
+fn template_covers(template: &str, uri: &str) -> bool {
+    let literal = template.split('{').next().unwrap_or(template);
+    !literal.is_empty() && uri.starts_with(literal)
+}
+
+impl Upstreams {
+    /// The upstreams whose handshake declared what `offers` asks for.
+    fn offering(
+        &self,
+        offers: impl Fn(&ServerCapabilities) -> bool,
+    ) -> impl Iterator<Item = (usize, &Upstream)> {
+        self.servers
+            .iter()
+            .enumerate()
+            .filter(move |(_, upstream)| {
+                upstream
+                    .client
+                    .peer()
+                    .peer_info()
+                    .is_some_and(|info| offers(&info.capabilities))
+            })
+    }
+
+    /// Whether any upstream declared what `offers` asks for.
+    pub(crate) fn any_offers(&self, offers: impl Fn(&ServerCapabilities) -> bool) -> bool {
+        self.offering(offers).next().is_some()
+    }
+
+    /// The first capability `pick` finds among the upstreams' handshakes.
+    pub(crate) fn first_capability<T>(
+        &self,
+        pick: impl Fn(&ServerCapabilities) -> Option<T>,
+    ) -> Option<T> {
+        self.servers.iter().find_map(|upstream| {
+            upstream
+                .client
+                .peer()
+                .peer_info()
+                .and_then(|info| pick(&info.capabilities))
+        })
+    }
+
+    fn remember_uri(&self, uri: &str, index: usize) {
+        if let Ok(mut owners) = self.uri_owners.lock() {
+            owners.entry(uri.to_owned()).or_insert(index);
+        }
+    }
+
+    /// Remember the resources a tool result of `tool` names, so that a
+    /// client can read them through `serve`.
+    pub(crate) fn remember_result(&self, tool: &str, result: &CallToolResult) {
+        let Some((index, _)) = self.tools.get(tool) else {
+            return;
+        };
+        for block in &result.content {
+            match block {
+                ContentBlock::ResourceLink(link) => self.remember_uri(&link.uri, *index),
+                ContentBlock::Resource(embedded) => match &embedded.resource {
+                    ResourceContents::TextResourceContents { uri, .. }
+                    | ResourceContents::BlobResourceContents { uri, .. } => {
+                        self.remember_uri(uri, *index);
+                    }
+                    _ => {}
+                },
+                _ => {}
+            }
+        }
+    }
+
+    /// Every upstream's resources.
+    pub(crate) async fn list_resources(&self) -> Result<Vec<Resource>, ErrorData> {
+        let mut all = Vec::new();
+        for (index, upstream) in self.offering(|c| c.resources.is_some()) {
+            let listed = upstream
+                .client
+                .peer()
+                .list_all_resources()
+                .await
+                .map_err(|err| relay_error(upstream, "resources/list", err))?;
+            for resource in &listed {
+                self.remember_uri(&resource.uri, index);
+            }
+            all.extend(listed);
+        }
+        Ok(all)
+    }
+
+    /// Every upstream's resource templates.
+    pub(crate) async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplate>, ErrorData> {
+        let mut all = Vec::new();
+        for (_, upstream) in self.offering(|c| c.resources.is_some()) {
+            let listed = upstream
+                .client
+                .peer()
+                .list_all_resource_templates()
+                .await
+                .map_err(|err| relay_error(upstream, "resources/templates/list", err))?;
+            all.extend(listed);
+        }
+        Ok(all)
+    }
+
+    /// The upstream to ask for `uri`: the one a list or a result named it
+    /// for, else the one whose template covers it.
+    async fn owner_of_uri(&self, uri: &str) -> Option<usize> {
+        if let Some(index) = self
+            .uri_owners
+            .lock()
+            .ok()
+            .and_then(|owners| owners.get(uri).copied())
+        {
+            return Some(index);
+        }
+        for (index, upstream) in self.offering(|c| c.resources.is_some()) {
+            if let Ok(templates) = upstream.client.peer().list_all_resource_templates().await
+                && templates
+                    .iter()
+                    .any(|t| template_covers(&t.uri_template, uri))
+            {
+                self.remember_uri(uri, index);
+                return Some(index);
+            }
+        }
+        None
+    }
+
+    /// Read `uri` from the upstream that offers it; `None` when no upstream
+    /// declares resources.
+    pub(crate) async fn read_resource(
+        &self,
+        params: ReadResourceRequestParams,
+    ) -> Option<Result<ReadResourceResult, ErrorData>> {
+        let candidates: Vec<usize> = match self.owner_of_uri(&params.uri).await {
+            Some(index) => vec![index],
+            None => self
+                .offering(|c| c.resources.is_some())
+                .map(|(index, _)| index)
+                .collect(),
+        };
+        let mut last = None;
+        for index in candidates {
+            let upstream = &self.servers[index];
+            match upstream.client.peer().read_resource(params.clone()).await {
+                Ok(result) => {
+                    self.remember_uri(&params.uri, index);
+                    return Some(Ok(result));
+                }
+                Err(err) => last = Some(relay_error(upstream, "resources/read", err)),
+            }
+        }
+        last.map(Err)
+    }
+
+    /// Every upstream's prompts.
+    pub(crate) async fn list_prompts(&self) -> Result<Vec<Prompt>, ErrorData> {
+        let mut all = Vec::new();
+        for (index, upstream) in self.offering(|c| c.prompts.is_some()) {
+            let listed = upstream
+                .client
+                .peer()
+                .list_all_prompts()
+                .await
+                .map_err(|err| relay_error(upstream, "prompts/list", err))?;
+            if let Ok(mut owners) = self.prompt_owners.lock() {
+                for prompt in &listed {
+                    owners.entry(prompt.name.clone()).or_insert(index);
+                }
+            }
+            all.extend(listed);
+        }
+        Ok(all)
+    }
+
+    /// The upstream that offers the prompt `name`.
+    async fn owner_of_prompt(&self, name: &str) -> Option<usize> {
+        let known = |upstreams: &Self| {
+            upstreams
+                .prompt_owners
+                .lock()
+                .ok()
+                .and_then(|owners| owners.get(name).copied())
+        };
+        if let Some(index) = known(self) {
+            return Some(index);
+        }
+        let _ = self.list_prompts().await;
+        known(self)
+    }
+
+    /// Get the prompt from the upstream that offers it.
+    pub(crate) async fn get_prompt(
+        &self,
+        params: GetPromptRequestParams,
+    ) -> Result<GetPromptResult, ErrorData> {
+        let Some(index) = self.owner_of_prompt(&params.name).await else {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "no upstream server offers a prompt named {}; prompts/list names the prompts there are",
+                    super::shown(&params.name)
+                ),
+                None,
+            ));
+        };
+        let upstream = &self.servers[index];
+        upstream
+            .client
+            .peer()
+            .get_prompt(params)
+            .await
+            .map_err(|err| relay_error(upstream, "prompts/get", err))
+    }
+
+    /// A completion, from the upstream that offers the prompt or template
+    /// it is for.
+    pub(crate) async fn complete(
+        &self,
+        params: CompleteRequestParams,
+    ) -> Result<CompleteResult, ErrorData> {
+        let owner = match &params.r#ref {
+            Reference::Prompt(prompt) => self.owner_of_prompt(&prompt.name).await,
+            Reference::Resource(template) => {
+                let mut found = None;
+                for (index, upstream) in self.offering(|c| c.resources.is_some()) {
+                    if let Ok(templates) =
+                        upstream.client.peer().list_all_resource_templates().await
+                        && templates.iter().any(|t| t.uri_template == template.uri)
+                    {
+                        found = Some(index);
+                        break;
+                    }
+                }
+                found
+            }
+            _ => None,
+        };
+        let Some(index) = owner else {
+            return Ok(CompleteResult::default());
+        };
+        let upstream = &self.servers[index];
+        upstream
+            .client
+            .peer()
+            .complete(params)
+            .await
+            .map_err(|err| relay_error(upstream, "completion/complete", err))
+    }
+
+    /// Subscribe to `uri` at the upstream that offers it.
+    pub(crate) async fn subscribe(&self, params: SubscribeRequestParams) -> Result<(), ErrorData> {
+        let Some(index) = self.owner_of_uri(&params.uri).await else {
+            return Err(ErrorData::resource_not_found(
+                format!(
+                    "no upstream server offers {}; resources/list names the resources there are",
+                    super::shown(&params.uri)
+                ),
+                None,
+            ));
+        };
+        let upstream = &self.servers[index];
+        upstream
+            .client
+            .peer()
+            .subscribe(params)
+            .await
+            .map_err(|err| relay_error(upstream, "resources/subscribe", err))
+    }
+
+    /// Unsubscribe from `uri` at the upstream that offers it.
+    pub(crate) async fn unsubscribe(
+        &self,
+        params: UnsubscribeRequestParams,
+    ) -> Result<(), ErrorData> {
+        let Some(index) = self.owner_of_uri(&params.uri).await else {
+            return Ok(());
+        };
+        let upstream = &self.servers[index];
+        upstream
+            .client
+            .peer()
+            .unsubscribe(params)
+            .await
+            .map_err(|err| relay_error(upstream, "resources/unsubscribe", err))
+    }
+
+    /// Set the log level at every upstream that logs.
+    pub(crate) async fn set_level(&self, params: SetLevelRequestParams) -> Result<(), ErrorData> {
+        for (_, upstream) in self.offering(|c| c.logging.is_some()) {
+            upstream
+                .client
+                .peer()
+                .set_level(params.clone())
+                .await
+                .map_err(|err| relay_error(upstream, "logging/setLevel", err))?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::template_covers;
+
+    #[test]
+    fn a_template_covers_the_uris_that_start_with_its_literal_text() {
+        assert!(template_covers("demo://resource/{id}", "demo://resource/7"));
+        assert!(!template_covers("demo://resource/{id}", "other://x"));
+        assert!(
+            !template_covers("{scheme}://x", "demo://x"),
+            "no literal text covers nothing"
+        );
+    }
+}
