@@ -151,13 +151,19 @@ impl Upstreams {
         {
             return Some(index);
         }
+        let index = self
+            .template_owner(|template| template_covers(template, uri))
+            .await?;
+        self.remember_uri(uri, index);
+        Some(index)
+    }
+
+    /// The first resource server one of whose templates `fits`.
+    async fn template_owner(&self, fits: impl Fn(&str) -> bool) -> Option<usize> {
         for (index, upstream) in self.offering(|c| c.resources.is_some()) {
             if let Ok(templates) = upstream.client.peer().list_all_resource_templates().await
-                && templates
-                    .iter()
-                    .any(|t| template_covers(&t.uri_template, uri))
+                && templates.iter().any(|t| fits(&t.uri_template))
             {
-                self.remember_uri(uri, index);
                 return Some(index);
             }
         }
@@ -259,17 +265,8 @@ impl Upstreams {
         let owner = match &params.r#ref {
             Reference::Prompt(prompt) => self.owner_of_prompt(&prompt.name).await,
             Reference::Resource(template) => {
-                let mut found = None;
-                for (index, upstream) in self.offering(|c| c.resources.is_some()) {
-                    if let Ok(templates) =
-                        upstream.client.peer().list_all_resource_templates().await
-                        && templates.iter().any(|t| t.uri_template == template.uri)
-                    {
-                        found = Some(index);
-                        break;
-                    }
-                }
-                found
+                self.template_owner(|uri_template| uri_template == template.uri)
+                    .await
             }
             _ => None,
         };
