@@ -1,9 +1,14 @@
 """Runs the support desk scenario against an MCP server, as a Python SDK client (mcp 2.3.0).
 
-    python interop/client.py [--mode legacy|auto] [--map DIR] [--timeout SECS] -- COMMAND [ARG...]
+    python interop/client.py [--mode legacy|auto] [--http] [--map DIR] [--timeout SECS] -- COMMAND [ARG...]
     python interop/client.py --upstream-only -- COMMAND [ARG...]
 
-COMMAND is started as a child process and spoken to over stdio. With
+COMMAND is started as a child process and spoken to over stdio; with
+`--http`, it is started with `--http 127.0.0.1:0` added, and spoken to over
+streamable HTTP at the address it says on standard error. Over HTTP on the
+sessionless revision the run is named by the handle its first answer gave
+(`_meta["skillgraph/run"]`), passed as `skillgraph_run` in later calls, and
+its record is `skillgraph://record/RUN` (SPEC §9.4). With
 `--mode legacy` (the default) the client uses the initialize handshake; the
 scenario (on `skillgraph serve` over the support desk): the instructions
 carry triage's body; tools/list offers triage's tools; lookup_order 4412
@@ -25,6 +30,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -35,6 +42,32 @@ from mcp.types import CallToolResult, ToolListChangedNotification
 
 TRIAGE_TOOLS = {"read_skill", "list_skills", "lookup_order", "lookup_invoice", "track_parcel"}
 RISKY_ORDER = {"order_id": 4412}
+
+
+class Run:
+    """The run handle over HTTP: taken from the first answer that gives one."""
+
+    def __init__(self, http: bool) -> None:
+        self.http = http
+        self.handle: str | None = None
+
+    def arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        if self.handle is None:
+            return dict(arguments)
+        return {**arguments, "skillgraph_run": self.handle}
+
+    def take(self, result: CallToolResult) -> None:
+        given = (result.meta or {}).get("skillgraph/run")
+        if self.http and self.handle is None:
+            expect(isinstance(given, str) and given.startswith("run_"), "a run handle in _meta under skillgraph/run", result.meta)
+            expect(any(given in block for block in texts(result)), "a last text block naming the handle", texts(result))
+            self.handle = given
+
+    def record_uri(self) -> str:
+        return f"skillgraph://record/{self.handle}" if self.http and self.handle else "skillgraph://record"
+
+
+RUN = Run(False)
 
 
 class Failed(Exception):
@@ -128,7 +161,7 @@ async def second_list(client: Client) -> str:
 
 
 async def record(client: Client) -> str:
-    read = await client.read_resource("skillgraph://record")
+    read = await client.read_resource(RUN.record_uri())
     text = "".join(getattr(content, "text", "") for content in read.contents)
     events = []
     for line in text.splitlines():
@@ -156,7 +189,8 @@ async def stable_list(client: Client) -> str:
 
 
 async def refused_refund(client: Client) -> str:
-    result = await client.call_tool("issue_refund", RISKY_ORDER)
+    result = await client.call_tool("issue_refund", RUN.arguments(RISKY_ORDER))
+    RUN.take(result)
     blocks = texts(result)
     position = "This run is in 'triage'"
     expect(result.is_error and any(position in block for block in blocks), f"a tool error ending with {position!r}", blocks)
@@ -164,7 +198,7 @@ async def refused_refund(client: Client) -> str:
 
 
 async def routed_call(client: Client) -> str:
-    result = await client.call_tool("lookup_order", RISKY_ORDER)
+    result = await client.call_tool("lookup_order", RUN.arguments(RISKY_ORDER))
     check_risky_order(result)
     blocks = texts(result)
     marker = '<skill_content name="refunds">'
@@ -174,7 +208,7 @@ async def routed_call(client: Client) -> str:
 
 async def strict_record(client: Client) -> str:
     detail = await record(client)
-    read = await client.read_resource("skillgraph://record")
+    read = await client.read_resource(RUN.record_uri())
     text = "".join(getattr(content, "text", "") for content in read.contents)
     start = json.loads(text.splitlines()[0])
     expect(start.get("tools") == "strict", "the run started under the strict policy", start.get("tools"))
@@ -199,7 +233,9 @@ async def scenario(args: argparse.Namespace, steps: Steps) -> None:
         if isinstance(message, ToolListChangedNotification):
             changed.set()
 
-    server = StdioServerParameters(command=args.command[0], args=args.command[1:])
+    server: Any = StdioServerParameters(command=args.command[0], args=args.command[1:])
+    if args.url is not None:
+        server = args.url
     # No response cache, so the second tools/list reaches the server.
     client = Client(server, mode=args.mode, cache=None, message_handler=on_message, read_timeout_seconds=args.timeout)
     if args.upstream_only:
@@ -243,6 +279,19 @@ def describe(err: BaseException) -> str:
     return f"{type(err).__name__}: {err}"
 
 
+def start_http(command: list[str], timeout: float) -> tuple[subprocess.Popen[str], str]:
+    """Start the server over HTTP on a free port; its address, from its standard error."""
+    child = subprocess.Popen([*command, "--http", "127.0.0.1:0"], stderr=subprocess.PIPE, text=True)
+    assert child.stderr is not None
+    for line in child.stderr:
+        sys.stderr.write(line)
+        found = re.search(r"listening on (http://\S+)", line)
+        if found:
+            return child, found.group(1)
+    child.wait(timeout)
+    raise SystemExit(f"the server ended before it listened (exit {child.returncode})")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--upstream-only", action="store_true", help="check a bare upstream: tools/list and one call")
@@ -250,9 +299,22 @@ def main() -> int:
     parser.add_argument("--map", type=Path, help="the map folder, to check the instructions against triage's SKILL.md")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for each answer (default 30)")
     parser.add_argument("command", nargs="+", help="the server's command line, after --")
+    parser.add_argument("--http", action="store_true", help="start the server with --http 127.0.0.1:0 and speak streamable HTTP to it")
     args = parser.parse_args()
+    args.url = None
+    child = None
+    if args.http:
+        child, args.url = start_http(args.command, args.timeout)
+        RUN.http = True
     steps = Steps()
-    anyio.run(scenario, args, steps)
+    try:
+        anyio.run(scenario, args, steps)
+    finally:
+        if child is not None:
+            child.terminate()
+            child.wait(args.timeout)
+            if child.stderr is not None:
+                sys.stderr.write(child.stderr.read())
     return 1 if steps.failures else 0
 
 

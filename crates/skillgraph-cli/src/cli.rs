@@ -141,7 +141,8 @@ enum Command {
         #[arg(long, value_name = "CHARS", default_value_t = DEFAULT_CATALOG_BUDGET)]
         catalog_budget: usize,
     },
-    /// Serve the map as an MCP server over standard input and output.
+    /// Serve the map as an MCP server over standard input and output, or
+    /// over streamable HTTP with --http.
     ///
     /// The upstream servers declared under `mcpServers` in skillmap.json are
     /// started in the map's folder and their tools proxied. The client is
@@ -149,12 +150,12 @@ enum Command {
     /// every tool answer is routed, and a route's move brings the new
     /// skill's body with the answer.
     #[command(
-        after_help = "Examples:\n  skillgraph serve examples/support-desk\n  skillgraph serve examples/support-desk --record run.jsonl --posture rails\n\nIn an MCP client's configuration:\n  {\"mcpServers\": {\"support-desk\": {\"command\": \"skillgraph\", \"args\": [\"serve\", \"/path/to/examples/support-desk\"]}}}\n\nThe record is also served as the resource skillgraph://record.\n\nExit codes: 0 the client closed the connection, 1 a route guard of the map is refused, 2 the map cannot be used or an upstream server did not start (named, with the end of its standard error)."
+        after_help = "Examples:\n  skillgraph serve examples/support-desk\n  skillgraph serve examples/support-desk --record run.jsonl --posture rails\n  skillgraph serve examples/support-desk --http 127.0.0.1:8080 --record runs/\n\nIn an MCP client's configuration:\n  {\"mcpServers\": {\"support-desk\": {\"command\": \"skillgraph\", \"args\": [\"serve\", \"/path/to/examples/support-desk\"]}}}\n  {\"mcpServers\": {\"support-desk\": {\"url\": \"http://127.0.0.1:8080/mcp\"}}}\n\nThe record is also served as the resource skillgraph://record (over HTTP, skillgraph://record/RUN for the run handle RUN).\n\nExit codes: 0 the client closed the connection (over HTTP: the server was interrupted), 1 a route guard of the map is refused, 2 the map cannot be used or an upstream server did not start (named, with the end of its standard error)."
     )]
     Serve {
         /// The map: a folder (or skillmap.json file) declaring `mcpServers`.
         path: PathBuf,
-        /// Write the session's record here, one event a line, flushed per event.
+        /// Write the session's record here, one event a line, flushed per event (with --http: a folder, one file per run).
         #[arg(long, value_name = "FILE")]
         record: Option<PathBuf>,
         /// How reads of hops are judged: assist, guard or rails.
@@ -172,6 +173,8 @@ enum Command {
         /// The most characters read_skill's description may hold; later skills are listed by id.
         #[arg(long, value_name = "CHARS", default_value_t = DEFAULT_CATALOG_BUDGET)]
         catalog_budget: usize,
+        #[command(flatten)]
+        http: HttpArgs,
     },
     /// Reproduce a run from its record: the same inputs on the same map must
     /// write the same record.
@@ -368,6 +371,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
             strict_tools,
             upstream_timeout,
             catalog_budget,
+            http,
         } => {
             let mut config = ServeConfig::new(path);
             config.record = record;
@@ -375,7 +379,10 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
             config.tools = call_policy(all_tools, strict_tools);
             config.upstream_timeout = std::time::Duration::from_secs(upstream_timeout);
             config.catalog_budget = catalog_budget;
-            skillgraph_mcp::serve_stdio(&config)?;
+            match http.config() {
+                Some(http) => skillgraph_mcp::serve_http(&config, &http)?,
+                None => skillgraph_mcp::serve_stdio(&config)?,
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Replay { record, map } => replay::replay_command(&record, map.as_deref()),
@@ -393,6 +400,71 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Command::Guard { guard, format, .. } => witness::witness_command(&guard, format),
         Command::Test { path, generate } => cases::test_command(&path, generate),
     }
+}
+
+/// How `serve --http` listens (SPEC §9.8); every option but --http needs it.
+#[derive(Debug, clap::Args)]
+pub struct HttpArgs {
+    /// Serve streamable HTTP on /mcp at this address (127.0.0.1:8080; port 0: any free port, said on standard error).
+    #[arg(long, value_name = "ADDR")]
+    http: Option<std::net::SocketAddr>,
+    /// A Host header to accept (repeatable; default: localhost, 127.0.0.1, ::1).
+    #[arg(long, value_name = "HOST", requires = "http")]
+    allowed_host: Vec<String>,
+    /// A browser Origin to accept, with its scheme (repeatable; default: none, so a request with an Origin header is refused).
+    #[arg(long, value_name = "ORIGIN", requires = "http")]
+    allowed_origin: Vec<String>,
+    /// The largest request body accepted, in bytes (413 beyond it).
+    #[arg(long, value_name = "BYTES", default_value_t = 4 * 1024 * 1024, requires = "http")]
+    max_body: usize,
+    /// Require `Authorization: Bearer TOKEN`: a file of lines `PRINCIPAL TOKEN_SHA256`.
+    #[arg(long, value_name = "FILE", requires = "http")]
+    auth_tokens: Option<PathBuf>,
+    /// How long an idle run is held: seconds, or a number with s, m, h or d (default 24h).
+    #[arg(long, value_name = "DURATION", default_value = "24h", value_parser = parse_duration, requires = "http")]
+    run_ttl: std::time::Duration,
+    /// The most runs held at once; the least recently used idle run goes first.
+    #[arg(long, value_name = "N", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..), requires = "http")]
+    max_runs: u64,
+}
+
+impl HttpArgs {
+    /// The HTTP configuration, when --http is given.
+    fn config(self) -> Option<skillgraph_mcp::HttpConfig> {
+        let mut config = skillgraph_mcp::HttpConfig::new(self.http?);
+        if !self.allowed_host.is_empty() {
+            config.allowed_hosts = self.allowed_host;
+        }
+        config.allowed_origins = self.allowed_origin;
+        config.max_body = self.max_body;
+        config.auth_tokens = self.auth_tokens;
+        config.run_ttl = self.run_ttl;
+        config.max_runs = usize::try_from(self.max_runs).unwrap_or(usize::MAX);
+        Some(config)
+    }
+}
+
+/// `90`, `90s`, `30m`, `24h`, `7d`.
+fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
+        Some(at) => text.split_at(at),
+        None => (text, "s"),
+    };
+    let scale = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        _ => {
+            return Err(format!(
+                "\"{text}\" is not a duration; write seconds, or a number with s, m, h or d (24h)"
+            ));
+        }
+    };
+    let number: u64 = number.parse().map_err(|_| {
+        format!("\"{text}\" is not a duration; write seconds, or a number with s, m, h or d (24h)")
+    })?;
+    Ok(std::time::Duration::from_secs(number.saturating_mul(scale)))
 }
 
 /// The call policy `--all-tools` and `--strict-tools` choose (clap refuses

@@ -5,7 +5,8 @@
 //! unchanged and its answer handed back to the run; a change of the active
 //! skills is announced with `notifications/tools/list_changed`.
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::fmt::Write as _;
+use std::sync::{Arc, Mutex};
 
 // Log levels and resource subscriptions are deprecated by a revision after
 // 2026-07-28 (SEP-2577) and are what the handshake generation relays.
@@ -13,8 +14,9 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetSkillRequestParams,
     GetSkillResult, Implementation, JsonObject, ListResourcesResult, ListSkillsResult,
     ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, Resource, ResourceContents, ResultType, ServerCapabilities, ServerConfig,
-    Skill as McpSkill, SkillFrontmatter, SkillResources, SubscriptionFilter, Tool,
+    ReadResourceResult, Resource, ResourceContents, ResourceTemplate, ResultType,
+    ServerCapabilities, ServerConfig, Skill as McpSkill, SkillFrontmatter, SkillResources,
+    SubscriptionFilter, Tool,
 };
 #[allow(deprecated)]
 use rmcp::model::{
@@ -25,283 +27,315 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
+use skillgraph::RecordWriter;
 use skillgraph::skill_session::{CallPolicy, Graph, Run, RunCall, RunRead, Session, SessionConfig};
-use skillgraph::skill_tools::HostFormat;
+use skillgraph::skill_tools::{HostFormat, ToolDescriptor};
 
+use crate::ServeError;
 use crate::observe::observe;
 use crate::record::RecordSink;
+use crate::runs::{Generation, RUN_ARGUMENT, RUN_META, Runs, Slot, State, lock, mint_handle};
 use crate::stdio::MAX_ECHO;
-use crate::upstream::Upstreams;
+use crate::upstream::{Upstreams, shown};
 use crate::warn;
 
 /// The record's resource.
 pub(crate) const RECORD_URI: &str = "skillgraph://record";
 
-/// Which generation of MCP a request comes in (SPEC §9.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Generation {
-    /// `initialize` first, then a session (2024-11-05 through 2025-11-25).
-    Handshake,
-    /// No handshake: `server/discover` and per-request `_meta` (2026-07-28).
-    Sessionless,
-}
+/// The record of one run over HTTP, by its handle.
+const RECORD_TEMPLATE: &str = "skillgraph://record/{run}";
 
 impl Generation {
     /// The generation of the request `context` serves: a client that never
-    /// sent `initialize` is on the sessionless one.
+    /// sent `initialize`, or whose request carries the 2026-07-28 revision
+    /// in its `_meta`, is on the sessionless one.
     fn of(context: &RequestContext<RoleServer>) -> Self {
-        if context.peer.peer_info().is_some() {
-            Generation::Handshake
-        } else {
+        let per_request = context
+            .meta
+            .protocol_version()
+            .is_some_and(|version| !version.has_initialize());
+        if context.peer.peer_info().is_none() || per_request {
             Generation::Sessionless
+        } else {
+            Generation::Handshake
         }
     }
 }
 
-/// The run and its record, changed together under one lock. The run starts
-/// at the first request, when its client's generation is known: on the
-/// sessionless generation the list no longer scopes the calls, so the
-/// `scoped` policy becomes `strict` there (SPEC §9.3), in the record's
-/// `start` as every decision is.
-struct State {
-    run: Option<Run>,
+/// The principal an HTTP request was authenticated as (`--auth-tokens`),
+/// put in the request's extensions by the HTTP layer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Principal(pub(crate) String);
+
+/// The principal of the request `context` serves, if any.
+fn principal_of(context: &RequestContext<RoleServer>) -> Option<String> {
+    context
+        .extensions
+        .get::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<Principal>())
+        .map(|principal| principal.0.clone())
+}
+
+/// What every run of one server shares: the graph, the upstream servers,
+/// and what is the same for every request.
+pub(crate) struct Hub {
     graph: Arc<Graph>,
     config: SessionConfig,
-    record: RecordSink,
-}
-
-impl State {
-    /// The run, started for `generation` if it has not started yet.
-    fn run(&mut self, generation: Generation) -> &mut Run {
-        let State {
-            run,
-            graph,
-            config,
-            record,
-        } = self;
-        run.get_or_insert_with(|| {
-            let mut config = config.clone();
-            if generation == Generation::Sessionless && config.tools == CallPolicy::Scoped {
-                config.tools = CallPolicy::Strict;
-            }
-            let mut run = Run::new(Arc::clone(graph), config);
-            record.append(run.take_events());
-            run
-        })
-    }
-
-    /// Append the run's new events to the record.
-    fn flush(&mut self) {
-        if let Some(run) = self.run.as_mut() {
-            let events = run.take_events();
-            self.record.append(events);
-        }
-    }
-}
-
-/// The server for one connection.
-pub(crate) struct Gateway {
-    state: Mutex<State>,
     upstreams: Arc<Upstreams>,
     instructions: String,
     /// The catalog as MCP's skills extension lists it (`skills/list`).
     skills: Vec<McpSkill>,
+    /// The one tool list of the sessionless generation (SPEC §9.2).
+    stable: Vec<Tool>,
     /// `subscriptions/listen` streams of clients on the newer protocol.
     listeners: Mutex<Vec<SubscriptionSink>>,
+    /// The record file of the one run over stdio, until that run starts.
+    file: Mutex<Option<RecordWriter>>,
+    /// Over HTTP, the runs held by handle; `None` over stdio.
+    runs: Option<Runs>,
 }
 
-impl Gateway {
-    /// A gateway for a run on `graph` set up by `config` (started at the
-    /// first request), proxying `upstreams`.
+impl Hub {
+    /// What the runs on `graph` set up by `config` share, proxying
+    /// `upstreams`: over stdio with `runs` `None` and the record in `file`,
+    /// over HTTP with the table of runs.
     pub(crate) fn new(
         graph: Arc<Graph>,
         config: SessionConfig,
-        record: RecordSink,
         upstreams: Arc<Upstreams>,
-    ) -> Self {
+        file: Option<RecordWriter>,
+        runs: Option<Runs>,
+    ) -> Result<Self, ServeError> {
         // The entry skill's prompt, as a run's start would give it.
         let instructions = Session::with_config(Arc::clone(&graph), config.clone()).system_prompt();
         let skills = skill_entries(&graph, &config.hidden);
-        let state = State {
-            run: None,
+        let stable = stable_list(&graph, &config, &upstreams, runs.is_some())?;
+        Ok(Hub {
             graph,
             config,
-            record,
-        };
-        Gateway {
-            state: Mutex::new(state),
             upstreams,
             instructions,
             skills,
+            stable,
             listeners: Mutex::new(Vec::new()),
+            file: Mutex::new(file),
+            runs,
+        })
+    }
+
+    /// A run not started yet, with its record: over stdio in the record
+    /// file, over HTTP in a file of its own in the records' folder.
+    fn new_run(&self) -> Result<(Slot, Option<String>), ErrorData> {
+        let (record, handle) = match &self.runs {
+            Some(runs) => {
+                let handle = mint_handle()?;
+                (runs.record_for(&handle), Some(handle))
+            }
+            None => {
+                let file = self.file.lock().ok().and_then(|mut file| file.take());
+                (RecordSink::new(file), None)
+            }
+        };
+        let state = State::new(Arc::clone(&self.graph), self.config.clone(), record);
+        Ok((Arc::new(Mutex::new(state)), handle))
+    }
+}
+
+/// The tools listed on the sessionless generation: one list for every
+/// request, in a deterministic order (SPEC §9.2). Over HTTP each tool's
+/// input schema gains the optional `skillgraph_run` property; an upstream
+/// tool that has one already is refused.
+fn stable_list(
+    graph: &Arc<Graph>,
+    config: &SessionConfig,
+    upstreams: &Upstreams,
+    handles: bool,
+) -> Result<Vec<Tool>, ServeError> {
+    let mut config = config.clone();
+    if config.tools == CallPolicy::Scoped {
+        config.tools = CallPolicy::Strict;
+    }
+    // The list is the same for every run: any run, unrecorded, gives it.
+    let run = Run::new(Arc::clone(graph), config);
+    let mut tools = Vec::new();
+    for descriptor in run.stable_tools() {
+        tools.push(
+            to_mcp_tool(&descriptor)
+                .map_err(|err| ServeError::Mismatch(err.message.to_string()))?,
+        );
+    }
+    tools.extend(
+        upstreams
+            .tools()
+            .filter(|tool| run.lists_stably(&tool.name))
+            .cloned(),
+    );
+    if handles {
+        let mut clashes = String::new();
+        for tool in &mut tools {
+            let mut schema = (*tool.input_schema).clone();
+            let properties = schema
+                .entry("properties")
+                .or_insert_with(|| Value::Object(JsonObject::new()));
+            if let Value::Object(properties) = properties {
+                if properties.contains_key(RUN_ARGUMENT) {
+                    let _ = writeln!(
+                        clashes,
+                        "upstream tool \"{}\" has an argument named \"{RUN_ARGUMENT}\", which skillgraph serve --http uses for run handles, so it could never reach that tool; rename it in its server",
+                        tool.name
+                    );
+                    continue;
+                }
+                properties.insert(
+                    RUN_ARGUMENT.to_owned(),
+                    serde_json::json!({
+                        "type": "string",
+                        "description": "the run handle an earlier answer gave; leave it out to start a new run"
+                    }),
+                );
+            }
+            tool.input_schema = Arc::new(schema);
+        }
+        if !clashes.is_empty() {
+            return Err(ServeError::Mismatch(clashes.trim_end().to_owned()));
+        }
+    }
+    Ok(tools)
+}
+
+/// A session's tool descriptor in MCP's shape.
+fn to_mcp_tool(descriptor: &ToolDescriptor) -> Result<Tool, ErrorData> {
+    let json = descriptor
+        .to_host(HostFormat::Mcp)
+        .map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
+    serde_json::from_value(json).map_err(|err| ErrorData::internal_error(err.to_string(), None))
+}
+
+/// The server for one connection: over stdio the process's one run; over
+/// HTTP one of rmcp's sessions (the handshake generation) or one request
+/// (the sessionless generation, whose run is found by handle).
+pub(crate) struct Gateway {
+    hub: Arc<Hub>,
+    /// The connection's own run, made at its first request.
+    own: Mutex<Option<Slot>>,
+}
+
+/// The answer to a request naming a run this server does not hold (SPEC
+/// §9.4): unknown, expired or someone else's, said the same way.
+fn no_such_run() -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(format!(
+        "this server holds no run with that {RUN_ARGUMENT} (it may have expired); leave {RUN_ARGUMENT} out to start a new run"
+    ))])
+}
+
+/// The last block of a run's first answer over HTTP, and its `_meta`
+/// (SPEC §9.4).
+fn give_handle(answer: &mut CallToolResult, handle: &str) {
+    answer.content.push(ContentBlock::text(format!(
+        "This run's handle is {handle}: pass it as {RUN_ARGUMENT} in every later call to go on in this run."
+    )));
+    answer
+        .meta
+        .get_or_insert_with(Default::default)
+        .0
+        .insert(RUN_META.to_owned(), Value::String(handle.to_owned()));
+}
+
+impl Gateway {
+    /// A connection to the runs of `hub`.
+    pub(crate) fn new(hub: Arc<Hub>) -> Self {
+        Gateway {
+            hub,
+            own: Mutex::new(None),
         }
     }
 
-    fn state(&self) -> Result<MutexGuard<'_, State>, ErrorData> {
-        self.state.lock().map_err(|_| {
+    /// The connection's own run, made if it has none yet.
+    fn own(&self) -> Result<Slot, ErrorData> {
+        let mut own = self.own.lock().map_err(|_| {
             ErrorData::internal_error(
-                "the session was lost after an earlier failure; restart skillgraph serve",
+                "the session was lost after an earlier failure; reconnect",
                 None,
             )
-        })
+        })?;
+        if let Some(slot) = own.as_ref() {
+            return Ok(Arc::clone(slot));
+        }
+        let (slot, _) = self.hub.new_run()?;
+        *own = Some(Arc::clone(&slot));
+        Ok(slot)
+    }
+
+    /// The run a tool call belongs to (SPEC §9.1), and its handle when the
+    /// call starts it over HTTP; the call's `skillgraph_run` argument is
+    /// taken out. `Err(answer)`: the call names no run held here.
+    fn run_of_call(
+        &self,
+        generation: Generation,
+        context: &RequestContext<RoleServer>,
+        arguments: &mut Option<JsonObject>,
+    ) -> Result<Result<(Slot, Option<String>), CallToolResult>, ErrorData> {
+        let Some(runs) = self
+            .hub
+            .runs
+            .as_ref()
+            .filter(|_| generation == Generation::Sessionless)
+        else {
+            return Ok(Ok((self.own()?, None)));
+        };
+        let principal = principal_of(context);
+        let given = arguments
+            .as_mut()
+            .and_then(|arguments| arguments.remove(RUN_ARGUMENT));
+        match given {
+            Some(Value::String(handle)) => Ok(match runs.find(&handle, principal.as_deref())? {
+                Some(slot) => Ok((slot, None)),
+                None => Err(no_such_run()),
+            }),
+            Some(other) => Ok(Err(CallToolResult::error(vec![ContentBlock::text(
+                format!(
+                    "{RUN_ARGUMENT} is the string an earlier answer gave, not {}; leave it out to start a new run",
+                    shown(&other.to_string())
+                ),
+            )]))),
+            None => {
+                let (slot, handle) = self.hub.new_run()?;
+                let Some(handle) = handle else {
+                    return Ok(Ok((slot, None)));
+                };
+                Ok(
+                    match runs.insert(handle.clone(), Arc::clone(&slot), principal)? {
+                        Ok(()) => Ok((slot, Some(handle))),
+                        Err(full) => Err(CallToolResult::error(vec![ContentBlock::text(full)])),
+                    },
+                )
+            }
+        }
     }
 
     /// The tools offered now, recording the offer the model is shown; on
     /// the sessionless generation the one list for every request (SPEC
     /// §9.2), which records nothing.
     fn offered_tools(&self, generation: Generation) -> Result<Vec<Tool>, ErrorData> {
-        let mut state = self.state()?;
-        let run = state.run(generation);
-        let stable = generation == Generation::Sessionless;
-        let descriptors = if stable {
-            run.stable_tools()
-        } else {
-            run.tools()
-        };
-        let mut tools = Vec::new();
-        for descriptor in descriptors {
-            let json = descriptor
-                .to_host(HostFormat::Mcp)
-                .map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
-            let tool = serde_json::from_value(json)
-                .map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
-            tools.push(tool);
+        if generation == Generation::Sessionless {
+            return Ok(self.hub.stable.clone());
         }
+        let slot = self.own()?;
+        let mut state = lock(&slot)?;
         let run = state.run(generation);
+        let mut tools = Vec::new();
+        for descriptor in run.tools() {
+            tools.push(to_mcp_tool(&descriptor)?);
+        }
         tools.extend(
-            self.upstreams
+            self.hub
+                .upstreams
                 .tools()
-                .filter(|tool| {
-                    if stable {
-                        run.lists_stably(&tool.name)
-                    } else {
-                        run.offers(&tool.name)
-                    }
-                })
+                .filter(|tool| run.offers(&tool.name))
                 .cloned(),
         );
         state.flush();
         Ok(tools)
-    }
-
-    /// A `read_skill` call: judged by the gate, then the iteration ends.
-    /// On the sessionless generation the answer ends with the run's
-    /// position (SPEC §9.3).
-    fn read(
-        &self,
-        arguments: Option<&JsonObject>,
-        generation: Generation,
-    ) -> Result<(CallToolResult, bool), ErrorData> {
-        let mut state = self.state()?;
-        let run = state.run(generation);
-        let read = match read_argument(arguments) {
-            Ok(id) => run.read(id).unwrap_or_else(|err| refused(err.to_string())),
-            Err(message) => refused(message),
-        };
-        let mut content = vec![ContentBlock::text(read.text)];
-        if generation == Generation::Sessionless {
-            content.push(ContentBlock::text(run.position()));
-        }
-        state.flush();
-        let result = if read.accepted {
-            CallToolResult::success(content)
-        } else {
-            CallToolResult::error(content)
-        };
-        Ok((result, read.changed))
-    }
-
-    /// A `list_skills` call.
-    fn list_skills(
-        &self,
-        arguments: Option<JsonObject>,
-        generation: Generation,
-    ) -> Result<CallToolResult, ErrorData> {
-        let mut state = self.state()?;
-        let input = Value::Object(arguments.unwrap_or_default());
-        Ok(match state.run(generation).list_skills(&input) {
-            Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
-            Err(refusal) => CallToolResult::error(vec![ContentBlock::text(refusal)]),
-        })
-    }
-
-    /// Before forwarding `name`: the run's call gate. `Ok(None)`: forward
-    /// it; `Ok(Some(…))`: the refusal to answer with (the run has recorded
-    /// it and ended the iteration).
-    fn admit(
-        &self,
-        name: &str,
-        generation: Generation,
-    ) -> Result<Option<CallToolResult>, ErrorData> {
-        if self.upstreams.tool(name).is_none() {
-            let known: Vec<&str> = self
-                .upstreams
-                .tools()
-                .map(|tool| tool.name.as_ref())
-                .collect();
-            return Err(unknown_tool(name, &known));
-        }
-        let mut state = self.state()?;
-        let run = state.run(generation);
-        let answer = match run.call(name) {
-            RunCall::Forward => None,
-            RunCall::Refused { text } => {
-                let mut content = vec![ContentBlock::text(text)];
-                if generation == Generation::Sessionless {
-                    content.push(ContentBlock::text(run.position()));
-                }
-                Some(CallToolResult::error(content))
-            }
-        };
-        state.flush();
-        Ok(answer)
-    }
-
-    /// After an upstream answered `name`: the run observes and routes it. A
-    /// move by a route appends the new skill's body to the answer.
-    fn route(
-        &self,
-        name: &str,
-        mut answer: CallToolResult,
-        generation: Generation,
-    ) -> Result<(CallToolResult, bool), ErrorData> {
-        self.upstreams.remember_result(name, &answer);
-        let mut state = self.state()?;
-        let routed = state.run(generation).answered(observe(name, &answer));
-        if let Some(body) = routed.body {
-            answer.content.push(ContentBlock::text(body));
-        }
-        // The 2026-07-28 revision requires it on every result; rmcp clears
-        // it again for a client of an older revision.
-        answer.result_type.get_or_insert(ResultType::COMPLETE);
-        state.flush();
-        Ok((answer, routed.changed))
-    }
-
-    /// A call the upstream failed to answer (SPEC §9.7): a tool error
-    /// naming the upstream and the failure, so that the model sees it; the
-    /// run records a `failure` result with the error and routes it, and a
-    /// move brings the new skill's body.
-    fn fail(
-        &self,
-        name: &str,
-        failure: &str,
-        generation: Generation,
-    ) -> Result<(CallToolResult, bool), ErrorData> {
-        let mut state = self.state()?;
-        let routed = state.run(generation).failed(name, failure);
-        let mut content = vec![ContentBlock::text(failure.to_owned())];
-        content.extend(routed.body.map(ContentBlock::text));
-        state.flush();
-        Ok((CallToolResult::error(content), routed.changed))
-    }
-
-    /// A forwarded call the client cancelled: recorded, and nothing moves.
-    fn end_cancelled_call(&self, name: &str, generation: Generation) -> Result<(), ErrorData> {
-        let mut state = self.state()?;
-        state.run(generation).cancelled(name);
-        state.flush();
-        Ok(())
     }
 
     /// Tell the client its tool list changed: unasked to a client of the
@@ -312,7 +346,7 @@ impl Gateway {
         {
             warn(&format!("could not send tools/list_changed: {err}"));
         }
-        let listeners: Vec<SubscriptionSink> = match self.listeners.lock() {
+        let listeners: Vec<SubscriptionSink> = match self.hub.listeners.lock() {
             Ok(listeners) => listeners.clone(),
             Err(_) => return,
         };
@@ -322,6 +356,148 @@ impl Gateway {
             }
         }
     }
+
+    /// The record a `resources/read` of `uri` names, as text; `None` when
+    /// `uri` is no record's.
+    fn record_text(
+        &self,
+        uri: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<Result<String, ErrorData>> {
+        let runs = self.hub.runs.as_ref();
+        if uri == RECORD_URI {
+            if runs.is_some() && Generation::of(context) == Generation::Sessionless {
+                return Some(Err(ErrorData::invalid_params(
+                    format!(
+                        "over HTTP each run has its own record: read {RECORD_TEMPLATE}, with the handle an answer gave"
+                    ),
+                    None,
+                )));
+            }
+            return Some(self.own().and_then(|slot| Ok(lock(&slot)?.record.text())));
+        }
+        let handle = uri.strip_prefix("skillgraph://record/")?;
+        let runs = runs?;
+        Some(match runs.find(handle, principal_of(context).as_deref()) {
+            Ok(Some(slot)) => lock(&slot).map(|state| state.record.text()),
+            Ok(None) => Err(ErrorData::resource_not_found(
+                "this server holds no run with that handle (it may have expired); a tools/call answer gives the handle of its run",
+                None,
+            )),
+            Err(err) => Err(err),
+        })
+    }
+}
+
+/// A `read_skill` call: judged by the gate, then the iteration ends. On the
+/// sessionless generation the answer ends with the run's position (SPEC
+/// §9.3).
+fn read(
+    slot: &Slot,
+    arguments: Option<&JsonObject>,
+    generation: Generation,
+) -> Result<(CallToolResult, bool), ErrorData> {
+    let mut state = lock(slot)?;
+    let run = state.run(generation);
+    let read = match read_argument(arguments) {
+        Ok(id) => run.read(id).unwrap_or_else(|err| refused(err.to_string())),
+        Err(message) => refused(message),
+    };
+    let mut content = vec![ContentBlock::text(read.text)];
+    if generation == Generation::Sessionless {
+        content.push(ContentBlock::text(run.position()));
+    }
+    state.flush();
+    let result = if read.accepted {
+        CallToolResult::success(content)
+    } else {
+        CallToolResult::error(content)
+    };
+    Ok((result, read.changed))
+}
+
+/// A `list_skills` call.
+fn list_skills(
+    slot: &Slot,
+    arguments: Option<JsonObject>,
+    generation: Generation,
+) -> Result<CallToolResult, ErrorData> {
+    let mut state = lock(slot)?;
+    let input = Value::Object(arguments.unwrap_or_default());
+    Ok(match state.run(generation).list_skills(&input) {
+        Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+        Err(refusal) => CallToolResult::error(vec![ContentBlock::text(refusal)]),
+    })
+}
+
+/// Before forwarding `name`: the run's call gate. `None`: forward it;
+/// `Some(…)`: the refusal to answer with (the run has recorded it and ended
+/// the iteration).
+fn admit(
+    slot: &Slot,
+    name: &str,
+    generation: Generation,
+) -> Result<Option<CallToolResult>, ErrorData> {
+    let mut state = lock(slot)?;
+    let run = state.run(generation);
+    let answer = match run.call(name) {
+        RunCall::Forward => None,
+        RunCall::Refused { text } => {
+            let mut content = vec![ContentBlock::text(text)];
+            if generation == Generation::Sessionless {
+                content.push(ContentBlock::text(run.position()));
+            }
+            Some(CallToolResult::error(content))
+        }
+    };
+    state.flush();
+    Ok(answer)
+}
+
+/// After an upstream answered `name`: the run observes and routes it. A
+/// move by a route appends the new skill's body to the answer.
+fn route(
+    slot: &Slot,
+    name: &str,
+    mut answer: CallToolResult,
+    generation: Generation,
+) -> Result<(CallToolResult, bool), ErrorData> {
+    let mut state = lock(slot)?;
+    let routed = state.run(generation).answered(observe(name, &answer));
+    if let Some(body) = routed.body {
+        answer.content.push(ContentBlock::text(body));
+    }
+    // The 2026-07-28 revision requires it on every result; rmcp clears it
+    // again for a client of an older revision.
+    answer.result_type.get_or_insert(ResultType::COMPLETE);
+    state.flush();
+    Ok((answer, routed.changed))
+}
+
+/// A call the upstream failed to answer (SPEC §9.7): a tool error naming
+/// the upstream and the failure, so that the model sees it; the run
+/// records a `failure` result with the error and routes it, and a move
+/// brings the new skill's body.
+fn fail(
+    slot: &Slot,
+    name: &str,
+    failure: &str,
+    generation: Generation,
+) -> Result<(CallToolResult, bool), ErrorData> {
+    let mut state = lock(slot)?;
+    let routed = state.run(generation).failed(name, failure);
+    let mut content = vec![ContentBlock::text(failure.to_owned())];
+    content.extend(routed.body.map(ContentBlock::text));
+    state.flush();
+    Ok((CallToolResult::error(content), routed.changed))
+}
+
+/// A forwarded call the client cancelled: recorded, and nothing moves.
+fn end_cancelled_call(slot: &Slot, name: &str, generation: Generation) -> Result<(), ErrorData> {
+    let mut state = lock(slot)?;
+    state.run(generation).cancelled(name);
+    state.flush();
+    Ok(())
 }
 
 /// The `skills/list` entry of each skill the session may name. Its
@@ -414,7 +590,7 @@ impl ServerHandler for Gateway {
             .build();
         // What the upstreams offer besides tools is passed through (SPEC
         // §9.5), so it is declared when one of them declares it.
-        let upstreams = &self.upstreams;
+        let upstreams = &self.hub.upstreams;
         let subscribable = upstreams.any_offers(|c| {
             c.resources
                 .as_ref()
@@ -434,10 +610,10 @@ impl ServerHandler for Gateway {
         }
         let config = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("skillgraph", env!("CARGO_PKG_VERSION")));
-        if self.instructions.is_empty() {
+        if self.hub.instructions.is_empty() {
             config
         } else {
-            config.with_instructions(self.instructions.clone())
+            config.with_instructions(self.hub.instructions.clone())
         }
     }
 
@@ -453,41 +629,65 @@ impl ServerHandler for Gateway {
 
     async fn call_tool(
         &self,
-        request: CallToolRequestParams,
+        mut request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let generation = Generation::of(&context);
-        self.upstreams.relay().set_client(&context.peer);
-        let (answer, changed) = match request.name.as_ref() {
-            "read_skill" => self.read(request.arguments.as_ref(), generation)?,
-            "list_skills" => (self.list_skills(request.arguments, generation)?, false),
-            name => {
-                if let Some(refusal) = self.admit(name, generation)? {
-                    return Ok(CallToolResponse::Complete(refusal));
-                }
-                // Boxed: the forwarded call's future is large, and rmcp moves
-                // this handler's future into a task of its own per request.
-                let progress = context.meta.get_progress_token();
-                let call = Box::pin(self.upstreams.call(name, request.arguments, progress));
-                let outcome = tokio::select! {
-                    outcome = call => Some(outcome),
-                    () = context.ct.cancelled() => None,
-                };
-                match outcome {
-                    Some(Ok(answer)) => self.route(name, answer, generation)?,
-                    Some(Err(failure)) => self.fail(name, &failure, generation)?,
-                    None => {
-                        // The client cancelled: the upstream call was dropped
-                        // (and so cancelled there too); no answer is owed.
-                        self.end_cancelled_call(name, generation)?;
-                        return Err(ErrorData::internal_error(
-                            format!("the client cancelled the call of {name}"),
-                            None,
-                        ));
+        let name = request.name.clone();
+        let known = matches!(name.as_ref(), "read_skill" | "list_skills")
+            || self.hub.upstreams.tool(&name).is_some();
+        if !known {
+            let upstream: Vec<&str> = self
+                .hub
+                .upstreams
+                .tools()
+                .map(|tool| tool.name.as_ref())
+                .collect();
+            return Err(unknown_tool(&name, &upstream));
+        }
+        let (slot, handle) = match self.run_of_call(generation, &context, &mut request.arguments)? {
+            Ok(found) => found,
+            Err(answer) => return Ok(CallToolResponse::Complete(answer)),
+        };
+        self.hub.upstreams.relay().set_client(&context.peer);
+        let (mut answer, changed) = match name.as_ref() {
+            "read_skill" => read(&slot, request.arguments.as_ref(), generation)?,
+            "list_skills" => (list_skills(&slot, request.arguments, generation)?, false),
+            name => match admit(&slot, name, generation)? {
+                Some(refusal) => (refusal, false),
+                None => {
+                    // Boxed: the forwarded call's future is large, and rmcp
+                    // moves this handler's future into a task of its own per
+                    // request.
+                    let progress = context.meta.get_progress_token();
+                    let call = Box::pin(self.hub.upstreams.call(name, request.arguments, progress));
+                    let outcome = tokio::select! {
+                        outcome = call => Some(outcome),
+                        () = context.ct.cancelled() => None,
+                    };
+                    match outcome {
+                        Some(Ok(answer)) => {
+                            self.hub.upstreams.remember_result(name, &answer);
+                            route(&slot, name, answer, generation)?
+                        }
+                        Some(Err(failure)) => fail(&slot, name, &failure, generation)?,
+                        None => {
+                            // The client cancelled: the upstream call was
+                            // dropped (and so cancelled there too); no answer
+                            // is owed.
+                            end_cancelled_call(&slot, name, generation)?;
+                            return Err(ErrorData::internal_error(
+                                format!("the client cancelled the call of {name}"),
+                                None,
+                            ));
+                        }
                     }
                 }
-            }
+            },
         };
+        if let Some(handle) = handle {
+            give_handle(&mut answer, &handle);
+        }
         // The sessionless generation's list does not change (SPEC §9.2).
         if changed && generation == Generation::Handshake {
             Box::pin(self.announce(&context)).await;
@@ -504,21 +704,26 @@ impl ServerHandler for Gateway {
             .with_description("This session's record: one JSON event a line (skillgraph record v1)")
             .with_mime_type("application/jsonl");
         let mut resources = vec![record];
-        resources.extend(self.upstreams.list_resources().await?);
+        resources.extend(self.hub.upstreams.list_resources().await?);
         Ok(ListResourcesResult::with_all_items(resources))
     }
 
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         // Reading a skill's files is no read of the graph (SPEC §9.5): it
         // answers with the skill's body and moves nothing; read_skill is the
         // one door that activates.
-        if let Some(skill) = self.skills.iter().find(|skill| skill.uri == request.uri) {
+        if let Some(skill) = self
+            .hub
+            .skills
+            .iter()
+            .find(|skill| skill.uri == request.uri)
+        {
             let body = self
-                .state()?
+                .hub
                 .graph
                 .skill(skill.name())
                 .map(|skill| skill.body.clone());
@@ -526,21 +731,21 @@ impl ServerHandler for Gateway {
                 .with_mime_type("text/markdown");
             return Ok(ReadResourceResult::new(vec![contents]).into());
         }
-        if request.uri != RECORD_URI {
-            if let Some(read) = self.upstreams.read_resource(request.clone()).await {
-                return read.map(Into::into);
-            }
-            return Err(ErrorData::resource_not_found(
-                format!(
-                    "no resource \"{}\"; the resources here are {RECORD_URI} and each skill's SKILL.md as skills/list names it",
-                    request.uri.escape_debug()
-                ),
-                None,
-            ));
+        if let Some(text) = self.record_text(&request.uri, &context) {
+            let contents =
+                ResourceContents::text(text?, request.uri).with_mime_type("application/jsonl");
+            return Ok(ReadResourceResult::new(vec![contents]).into());
         }
-        let text = self.state()?.record.text();
-        let contents = ResourceContents::text(text, RECORD_URI).with_mime_type("application/jsonl");
-        Ok(ReadResourceResult::new(vec![contents]).into())
+        if let Some(read) = self.hub.upstreams.read_resource(request.clone()).await {
+            return read.map(Into::into);
+        }
+        Err(ErrorData::resource_not_found(
+            format!(
+                "no resource {}; the resources here are {RECORD_URI} and each skill's SKILL.md as skills/list names it",
+                shown(&request.uri)
+            ),
+            None,
+        ))
     }
 
     async fn list_skills(
@@ -548,7 +753,7 @@ impl ServerHandler for Gateway {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, ErrorData> {
-        Ok(ListSkillsResult::with_all_items(self.skills.clone()))
+        Ok(ListSkillsResult::with_all_items(self.hub.skills.clone()))
     }
 
     async fn get_skill(
@@ -556,7 +761,12 @@ impl ServerHandler for Gateway {
         request: GetSkillRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetSkillResult, ErrorData> {
-        match self.skills.iter().find(|skill| skill.uri == request.uri) {
+        match self
+            .hub
+            .skills
+            .iter()
+            .find(|skill| skill.uri == request.uri)
+        {
             Some(skill) => Ok(GetSkillResult::new(skill.clone())),
             None => Err(ErrorData::invalid_params(
                 format!(
@@ -573,9 +783,16 @@ impl ServerHandler for Gateway {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        Ok(ListResourceTemplatesResult::with_all_items(
-            self.upstreams.list_resource_templates().await?,
-        ))
+        let mut templates = Vec::new();
+        if self.hub.runs.is_some() {
+            templates.push(
+                ResourceTemplate::new(RECORD_TEMPLATE, "record")
+                    .with_description("A run's record by its handle: one JSON event a line (skillgraph record v1)")
+                    .with_mime_type("application/jsonl"),
+            );
+        }
+        templates.extend(self.hub.upstreams.list_resource_templates().await?);
+        Ok(ListResourceTemplatesResult::with_all_items(templates))
     }
 
     async fn list_prompts(
@@ -584,7 +801,7 @@ impl ServerHandler for Gateway {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
         Ok(ListPromptsResult::with_all_items(
-            self.upstreams.list_prompts().await?,
+            self.hub.upstreams.list_prompts().await?,
         ))
     }
 
@@ -593,7 +810,7 @@ impl ServerHandler for Gateway {
         request: GetPromptRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        self.upstreams.get_prompt(request).await.map(Into::into)
+        self.hub.upstreams.get_prompt(request).await.map(Into::into)
     }
 
     async fn complete(
@@ -601,7 +818,7 @@ impl ServerHandler for Gateway {
         request: CompleteRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        self.upstreams.complete(request).await
+        self.hub.upstreams.complete(request).await
     }
 
     #[allow(deprecated)]
@@ -610,8 +827,8 @@ impl ServerHandler for Gateway {
         request: SetLevelRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.upstreams.relay().set_client(&context.peer);
-        self.upstreams.set_level(request).await
+        self.hub.upstreams.relay().set_client(&context.peer);
+        self.hub.upstreams.set_level(request).await
     }
 
     #[allow(deprecated)]
@@ -620,8 +837,8 @@ impl ServerHandler for Gateway {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.upstreams.relay().set_client(&context.peer);
-        self.upstreams.subscribe(request).await
+        self.hub.upstreams.relay().set_client(&context.peer);
+        self.hub.upstreams.subscribe(request).await
     }
 
     #[allow(deprecated)]
@@ -630,7 +847,7 @@ impl ServerHandler for Gateway {
         request: UnsubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.upstreams.unsubscribe(request).await
+        self.hub.upstreams.unsubscribe(request).await
     }
 
     fn accepted_subscription_filter(
@@ -643,11 +860,11 @@ impl ServerHandler for Gateway {
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         let sink = context.sink().clone();
         let id = sink.id().clone();
-        if let Ok(mut listeners) = self.listeners.lock() {
+        if let Ok(mut listeners) = self.hub.listeners.lock() {
             listeners.push(sink);
         }
         context.cancelled().await;
-        if let Ok(mut listeners) = self.listeners.lock() {
+        if let Ok(mut listeners) = self.hub.listeners.lock() {
             listeners.retain(|sink| *sink.id() != id);
         }
         Ok(())

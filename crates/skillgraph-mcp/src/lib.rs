@@ -25,9 +25,11 @@
 //! ```
 
 mod gateway;
+mod http;
 mod observe;
 mod record;
 mod relay;
+mod runs;
 mod stdio;
 mod upstream;
 
@@ -48,12 +50,12 @@ use skillgraph::skill_core::{SkillMap, ToolDecl, tool_pattern_matches};
 use skillgraph::skill_guard::RouteGuards;
 use skillgraph::skill_session::{CallPolicy, Graph, GraphError, Posture, SessionConfig};
 use skillgraph::skill_tools::DEFAULT_CATALOG_BUDGET;
-use skillgraph::{LoadError, RecordFileError, RecordWriter, load};
+use skillgraph::{LoadError, Loaded, RecordFileError, RecordWriter, load};
 #[cfg(unix)]
 use tokio::net::unix::pipe;
 
-use gateway::Gateway;
-use record::RecordSink;
+use gateway::{Gateway, Hub};
+pub use http::{HttpConfig, TokensError};
 use stdio::ClientLines;
 pub use upstream::StartError;
 use upstream::{Clash, Upstreams};
@@ -119,6 +121,19 @@ pub enum ServeError {
     /// The client's MCP handshake failed.
     #[error("the MCP client's handshake failed: {0}")]
     Handshake(String),
+    /// The `--auth-tokens` file cannot be used.
+    #[error(transparent)]
+    Tokens(#[from] TokensError),
+    /// The address of `--http` cannot be listened on.
+    #[error(
+        "cannot listen on {addr}: {source}; choose another address or port with --http (port 0: any free port)"
+    )]
+    Listen {
+        /// The address.
+        addr: std::net::SocketAddr,
+        /// The operating system's reason.
+        source: std::io::Error,
+    },
 }
 
 impl ServeError {
@@ -128,10 +143,12 @@ impl ServeError {
             ServeError::Load(err) => err.code(),
             ServeError::Graph(err, _) => err.code(),
             ServeError::Record(err) => err.code(),
-            ServeError::Upstream(_) => "upstream-failed",
+            ServeError::Upstream(err) => err.code(),
             ServeError::Mismatch(_) => "upstream-mismatch",
             ServeError::Runtime(_) => "runtime",
             ServeError::Handshake(_) => "mcp-handshake",
+            ServeError::Tokens(_) => "auth-tokens",
+            ServeError::Listen { .. } => "http-listen",
         }
     }
 
@@ -139,6 +156,58 @@ impl ServeError {
     /// input or the environment.
     pub fn is_map_error(&self) -> bool {
         matches!(self, ServeError::Graph(..))
+    }
+}
+
+/// The map loaded and checked, its upstream servers started and matched to
+/// it: what every transport serves.
+struct Prepared {
+    graph: Graph,
+    session: SessionConfig,
+    upstreams: Arc<Upstreams>,
+}
+
+/// The map of `config`, read and checked before any runtime starts.
+fn load_checked(config: &ServeConfig) -> Result<(Loaded, RouteGuards), ServeError> {
+    let loaded = load(&config.path)?;
+    if !loaded.left_out.is_empty() {
+        warn(&left_out_warning(&loaded.left_out, &config.path));
+    }
+    let guards = RouteGuards::compile(&loaded.map).map_err(|err| {
+        ServeError::Graph(GraphError::from(err), config.path.display().to_string())
+    })?;
+    Ok((loaded, guards))
+}
+
+/// Start the upstream servers of `loaded` and fit the map to them.
+async fn prepare(
+    config: &ServeConfig,
+    loaded: Loaded,
+    guards: RouteGuards,
+) -> Result<Prepared, ServeError> {
+    let dir = folder_of(&config.path);
+    let (upstreams, clashes) =
+        Upstreams::start(&dir, &loaded.mcp_servers, config.upstream_timeout).await?;
+    let mut map = loaded.map;
+    expand_tool_patterns(&mut map, &upstreams);
+    refuse_mismatches(&map, &loaded.tools_from_files, &upstreams, &clashes)?;
+    let graph = Graph::with_guards(map, guards).with_catalog_budget(config.catalog_budget);
+    let session = SessionConfig {
+        posture: config.posture,
+        hidden: Vec::new(),
+        tools: config.tools,
+    };
+    Ok(Prepared {
+        graph,
+        session,
+        upstreams: Arc::new(upstreams),
+    })
+}
+
+/// Stop the upstream servers once nothing else holds them.
+async fn shut_down(upstreams: Arc<Upstreams>) {
+    if let Ok(upstreams) = Arc::try_unwrap(upstreams) {
+        upstreams.shut_down().await;
     }
 }
 
@@ -150,13 +219,7 @@ impl ServeError {
 /// [`ServeError`] when the map, the record file or an upstream server
 /// cannot be used, or the client's handshake fails.
 pub fn serve_stdio(config: &ServeConfig) -> Result<(), ServeError> {
-    let loaded = load(&config.path)?;
-    if !loaded.left_out.is_empty() {
-        warn(&left_out_warning(&loaded.left_out, &config.path));
-    }
-    let guards = RouteGuards::compile(&loaded.map).map_err(|err| {
-        ServeError::Graph(GraphError::from(err), config.path.display().to_string())
-    })?;
+    let (loaded, guards) = load_checked(config)?;
     let record = config
         .record
         .as_deref()
@@ -166,26 +229,17 @@ pub fn serve_stdio(config: &ServeConfig) -> Result<(), ServeError> {
         .enable_all()
         .build()
         .map_err(ServeError::Runtime)?;
-    let dir = folder_of(&config.path);
     runtime.block_on(async {
-        let (upstreams, clashes) =
-            Upstreams::start(&dir, &loaded.mcp_servers, config.upstream_timeout).await?;
-        let mut map = loaded.map;
-        expand_tool_patterns(&mut map, &upstreams);
-        refuse_mismatches(&map, &loaded.tools_from_files, &upstreams, &clashes)?;
-        let graph = Graph::with_guards(map, guards).with_catalog_budget(config.catalog_budget);
-        let session = SessionConfig {
-            posture: config.posture,
-            hidden: Vec::new(),
-            tools: config.tools,
-        };
-        let upstreams = Arc::new(upstreams);
-        let gateway = Gateway::new(
-            Arc::new(graph),
-            session,
-            RecordSink::new(record),
-            Arc::clone(&upstreams),
-        );
+        let prepared = prepare(config, loaded, guards).await?;
+        let upstreams = Arc::clone(&prepared.upstreams);
+        let hub = Hub::new(
+            Arc::new(prepared.graph),
+            prepared.session,
+            prepared.upstreams,
+            record,
+            None,
+        )?;
+        let gateway = Gateway::new(Arc::new(hub));
         #[cfg(unix)]
         let served = match client_pipes() {
             Some((read, write)) => gateway.serve(ClientLines::new(read, write)).await,
@@ -201,11 +255,84 @@ pub fn serve_stdio(config: &ServeConfig) -> Result<(), ServeError> {
             .await;
         let server = served.map_err(|err| ServeError::Handshake(err.to_string()))?;
         let _ = server.waiting().await;
-        if let Ok(upstreams) = Arc::try_unwrap(upstreams) {
-            upstreams.shut_down().await;
-        }
+        shut_down(upstreams).await;
         Ok(())
     })
+}
+
+/// Serve the map of `config` over streamable HTTP as `http` says (SPEC
+/// §9.8) until the process is interrupted (`SIGINT` or `SIGTERM`). The
+/// address it listens on is said on standard error
+/// (`skillgraph serve: listening on http://ADDR/mcp`). With a record
+/// (`config.record`), each run's record is a file `run_….jsonl` in that
+/// folder.
+///
+/// # Errors
+///
+/// [`ServeError`] when the map, the tokens file, the address or an upstream
+/// server cannot be used.
+pub fn serve_http(config: &ServeConfig, http: &HttpConfig) -> Result<(), ServeError> {
+    let (loaded, guards) = load_checked(config)?;
+    let tokens = http
+        .auth_tokens
+        .as_deref()
+        .map(http::Tokens::read)
+        .transpose()?;
+    if let Some(folder) = &config.record {
+        std::fs::create_dir_all(folder).map_err(|err| {
+            ServeError::Record(RecordFileError::Create {
+                path: folder.clone(),
+                source: err,
+            })
+        })?;
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(ServeError::Runtime)?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(http.addr)
+            .await
+            .map_err(|source| ServeError::Listen {
+                addr: http.addr,
+                source,
+            })?;
+        let prepared = prepare(config, loaded, guards).await?;
+        let upstreams = Arc::clone(&prepared.upstreams);
+        let runs = runs::Runs::new(runs::Keeping {
+            ttl: http.run_ttl,
+            max: http.max_runs.max(1),
+            folder: config.record.clone(),
+        });
+        let hub = Hub::new(
+            Arc::new(prepared.graph),
+            prepared.session,
+            prepared.upstreams,
+            None,
+            Some(runs),
+        )?;
+        let bound = listener.local_addr().unwrap_or(http.addr);
+        warn(&http::listening_line(bound));
+        http::serve(listener, Arc::new(hub), http, tokens, interrupted()).await;
+        shut_down(upstreams).await;
+        Ok(())
+    })
+}
+
+/// Until the process is asked to stop.
+async fn interrupted() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
 }
 
 #[cfg(unix)]

@@ -17,8 +17,9 @@ use rmcp::model::{
     Tool,
 };
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient, RunningService, ServiceError};
-use rmcp::transport::TokioChildProcess;
-use skillgraph::McpServer;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use skillgraph::{McpServer, McpTransport};
 
 use crate::relay::{Relay, UpstreamHandler};
 
@@ -46,6 +47,27 @@ pub enum StartError {
         /// The operating system's reason.
         source: std::io::Error,
     },
+    /// The server's entry under `mcpServers` cannot be used as written.
+    #[error("upstream server \"{server}\": {reason}; fix `mcpServers.{server}` in skillmap.json")]
+    Declaration {
+        /// The server's name.
+        server: String,
+        /// What is wrong with its entry.
+        reason: String,
+    },
+    /// The server at a `url` could not be reached or did not complete the
+    /// MCP handshake or list its tools.
+    #[error(
+        "upstream server \"{server}\" at {url} did not start: {reason}; check that it is running and that `mcpServers.{server}.url` names its MCP endpoint"
+    )]
+    Unreachable {
+        /// The server's name.
+        server: String,
+        /// Its address.
+        url: String,
+        /// What happened.
+        reason: String,
+    },
     /// The program ran but did not complete the MCP handshake or list its
     /// tools.
     #[error("upstream server \"{server}\" did not start: {reason}{}", stderr_tail(.stderr))]
@@ -57,6 +79,18 @@ pub enum StartError {
         /// The tail of its standard error.
         stderr: String,
     },
+}
+
+impl StartError {
+    /// The stable code of the error: `upstream-declaration` for an entry
+    /// that cannot be used as written, `upstream-failed` for a server that
+    /// did not start.
+    pub fn code(&self) -> &'static str {
+        match self {
+            StartError::Declaration { .. } => "upstream-declaration",
+            _ => "upstream-failed",
+        }
+    }
 }
 
 fn stderr_tail(stderr: &str) -> String {
@@ -125,7 +159,7 @@ pub(crate) struct Upstreams {
 }
 
 /// `"text"`, or its length when it is too long to repeat.
-fn shown(text: &str) -> String {
+pub(crate) fn shown(text: &str) -> String {
     if text.chars().count() > crate::stdio::MAX_ECHO {
         format!("one of {} bytes", text.len())
     } else {
@@ -324,6 +358,31 @@ async fn start_one(
     timeout: Duration,
     handler: UpstreamHandler,
 ) -> Result<(Upstream, Vec<Tool>), StartError> {
+    let declared = |reason: &str| StartError::Declaration {
+        server: name.to_owned(),
+        reason: reason.to_owned(),
+    };
+    match (&decl.url, decl.command.is_empty(), decl.transport) {
+        (Some(_), false, _) => {
+            return Err(declared(
+                "it has both `command` and `url`; keep `command` for a program to start, `url` for a server already running",
+            ));
+        }
+        (None, true, _) => {
+            return Err(declared(
+                "it has neither `command` (a program to start) nor `url` (a streamable-HTTP server)",
+            ));
+        }
+        (Some(_), true, Some(McpTransport::Stdio)) | (None, false, Some(McpTransport::Http)) => {
+            return Err(declared(
+                "its `type` does not fit it: `stdio` goes with `command`, `http` with `url`",
+            ));
+        }
+        (Some(url), true, _) => {
+            return start_http(name, url, &decl.headers, timeout, handler).await;
+        }
+        (None, false, _) => {}
+    }
     let mut command = Command::new(&decl.command);
     // Killed when dropped, so that no path out of `serve` (a failed start,
     // a refused map, a closed connection) leaves it running.
@@ -344,39 +403,114 @@ async fn start_one(
     if let Some(stderr) = stderr {
         drain_stderr(name.to_owned(), stderr, tail.clone());
     }
-    let failed = |reason: String, tail: &Tail| StartError::Handshake {
+    let failed = |reason: String| StartError::Handshake {
         server: name.to_owned(),
         reason,
         stderr: tail.text(),
     };
-    let client = match tokio::time::timeout(timeout, handler.serve(transport)).await {
-        Ok(Ok(client)) => client,
-        Ok(Err(error)) => return Err(failed(after_exit(error.to_string()).await, &tail)),
-        Err(_) => {
-            return Err(failed(
-                format!(
-                    "no answer to the MCP handshake within {} s",
-                    timeout.as_secs()
-                ),
-                &tail,
-            ));
-        }
-    };
-    let tools = match tokio::time::timeout(timeout, client.peer().list_all_tools()).await {
-        Ok(Ok(tools)) => tools,
-        Ok(Err(error)) => return Err(failed(format!("tools/list failed: {error}"), &tail)),
-        Err(_) => {
-            return Err(failed(
-                format!("no answer to tools/list within {} s", timeout.as_secs()),
-                &tail,
-            ));
-        }
+    let (client, tools) = match handshake(handler, transport, timeout).await {
+        Ok(started) => started,
+        Err(Failure::Handshake(reason)) => return Err(failed(after_exit(reason).await)),
+        Err(Failure::Other(reason)) => return Err(failed(reason)),
     };
     Ok((
         Upstream {
             name: name.to_owned(),
             client,
             stderr: tail,
+        },
+        tools,
+    ))
+}
+
+/// Why a started server is not usable.
+enum Failure {
+    /// The handshake failed (the process may be dying).
+    Handshake(String),
+    /// No answer in time, or no tool list.
+    Other(String),
+}
+
+/// The MCP handshake over `transport`, then the server's tools, each
+/// within `timeout`.
+async fn handshake<T, E, A>(
+    handler: UpstreamHandler,
+    transport: T,
+    timeout: Duration,
+) -> Result<(RunningService<RoleClient, UpstreamHandler>, Vec<Tool>), Failure>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let client = match tokio::time::timeout(timeout, handler.serve(transport)).await {
+        Ok(Ok(client)) => client,
+        Ok(Err(error)) => return Err(Failure::Handshake(error.to_string())),
+        Err(_) => {
+            return Err(Failure::Other(format!(
+                "no answer to the MCP handshake within {} s",
+                timeout.as_secs()
+            )));
+        }
+    };
+    match tokio::time::timeout(timeout, client.peer().list_all_tools()).await {
+        Ok(Ok(tools)) => Ok((client, tools)),
+        Ok(Err(error)) => Err(Failure::Other(format!("tools/list failed: {error}"))),
+        Err(_) => Err(Failure::Other(format!(
+            "no answer to tools/list within {} s",
+            timeout.as_secs()
+        ))),
+    }
+}
+
+/// Connect to a streamable-HTTP server at `url`, sending `headers` with
+/// every request (an `Authorization: Bearer` header as rmcp's token).
+async fn start_http(
+    name: &str,
+    url: &str,
+    headers: &BTreeMap<String, String>,
+    timeout: Duration,
+    handler: UpstreamHandler,
+) -> Result<(Upstream, Vec<Tool>), StartError> {
+    let declared = |reason: String| StartError::Declaration {
+        server: name.to_owned(),
+        reason,
+    };
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url);
+    let mut custom = std::collections::HashMap::new();
+    for (key, value) in headers {
+        if key.eq_ignore_ascii_case("authorization") {
+            match value.strip_prefix("Bearer ") {
+                Some(token) => config = config.auth_header(token.trim()),
+                None => {
+                    return Err(declared(format!(
+                        "its header `{key}` is not `Bearer TOKEN`, the one kind of authorization sent upstream"
+                    )));
+                }
+            }
+            continue;
+        }
+        let header = http::HeaderName::from_bytes(key.as_bytes())
+            .map_err(|_| declared(format!("`{key}` is not a header name")))?;
+        let value = http::HeaderValue::from_str(value)
+            .map_err(|_| declared(format!("the value of header `{key}` cannot be sent")))?;
+        custom.insert(header, value);
+    }
+    let transport = StreamableHttpClientTransport::from_config(config.custom_headers(custom));
+    let unreachable = |reason: String| StartError::Unreachable {
+        server: name.to_owned(),
+        url: url.to_owned(),
+        reason,
+    };
+    let (client, tools) = handshake(handler, transport, timeout)
+        .await
+        .map_err(|failure| match failure {
+            Failure::Handshake(reason) | Failure::Other(reason) => unreachable(reason),
+        })?;
+    Ok((
+        Upstream {
+            name: name.to_owned(),
+            client,
+            stderr: Tail::default(),
         },
         tools,
     ))

@@ -88,12 +88,16 @@ impl Loaded {
 }
 
 /// One upstream MCP server, in the shape MCP clients' configuration files
-/// use: `{"command": "python3", "args": ["orders.py"], "env": {}}`. It is
-/// started over standard input and output, in the map's folder.
+/// use: a child process, `{"command": "python3", "args": ["orders.py"],
+/// "env": {}}`, started over standard input and output in the map's folder;
+/// or a streamable-HTTP server, `{"url": "http://127.0.0.1:9000/mcp",
+/// "headers": {"Authorization": "Bearer …"}}`. Exactly one of `command` and
+/// `url` is given (`skillgraph serve` refuses the server otherwise).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct McpServer {
-    /// The program to run.
+    /// The program to run; empty for a server reached by `url`.
+    #[serde(default)]
     pub command: String,
     /// Its arguments.
     #[serde(default)]
@@ -101,19 +105,28 @@ pub struct McpServer {
     /// Variables added to its environment.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
-    /// The transport, as some clients write it; only `stdio` is served.
+    /// The address of a streamable-HTTP server.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// Headers sent with every request to the `url` server.
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    /// The transport, as some clients write it.
     #[serde(default, rename = "type")]
     pub transport: Option<McpTransport>,
 }
 
-/// The transport of an upstream server: standard input and output is the
-/// one `skillgraph serve` speaks to its upstream servers.
+/// The transport of an upstream server, as clients' configuration files
+/// spell it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum McpTransport {
     /// The server is a child process spoken to over its standard input and
     /// output.
     Stdio,
+    /// The server is reached over streamable HTTP at its `url`.
+    #[serde(alias = "streamable-http", alias = "streamableHttp")]
+    Http,
 }
 
 /// A `skillmap.json` file with inline skills.
@@ -705,13 +718,23 @@ mod tests {
         std::fs::write(&map, r#"{"mcpServers": {"orders": {"cmd": "python3"}}}"#).expect("written");
         let err = load(&map).expect_err("an unknown key");
         assert!(
-            err.to_string()
-                .contains("unknown key `cmd`; the keys here are: command, args, env, type"),
+            err.to_string().contains(
+                "unknown key `cmd`; the keys here are: command, args, env, url, headers, type"
+            ),
             "{err}"
         );
         std::fs::write(
             &map,
-            r#"{"mcpServers": {"orders": {"command": "x", "type": "http"}}}"#,
+            r#"{"skills": [{"id": "a"}], "mcpServers": {"orders": {"url": "http://127.0.0.1:9/mcp", "headers": {"X-Team": "desk"}, "type": "streamable-http"}}}"#,
+        )
+        .expect("written");
+        let orders = load(&map).expect("loads").mcp_servers["orders"].clone();
+        assert_eq!(orders.url.as_deref(), Some("http://127.0.0.1:9/mcp"));
+        assert_eq!(orders.headers["X-Team"], "desk");
+        assert_eq!(orders.transport, Some(McpTransport::Http));
+        std::fs::write(
+            &map,
+            r#"{"mcpServers": {"orders": {"command": "x", "type": "sse"}}}"#,
         )
         .expect("written");
         let err = load(&map).expect_err("a transport serve does not speak");

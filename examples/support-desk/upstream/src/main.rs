@@ -16,12 +16,19 @@
 //! integer in the tool's schema when every value answered is one, else a
 //! string. A missing or unreadable data file ends the process with exit
 //! code 2 and a message on standard error naming the file and the fix.
+//!
+//! With `--http ADDR` it serves streamable HTTP on `/mcp` instead of stdio
+//! (port 0: any free port), saying `desk-upstream: listening on
+//! http://ADDR/mcp` on standard error: an upstream to reach by `url`.
 
 #![forbid(unsafe_code)]
 
 mod canned;
 
+use std::convert::Infallible;
+use std::net::SocketAddr;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
@@ -36,8 +43,9 @@ use canned::Desk;
 const DEFAULT_DATA: &str = "upstream/data.json";
 
 /// The MCP side: offers the canned tools and answers their calls.
+#[derive(Clone)]
 struct DeskServer {
-    desk: Desk,
+    desk: Arc<Desk>,
 }
 
 impl ServerHandler for DeskServer {
@@ -69,18 +77,72 @@ impl ServerHandler for DeskServer {
     }
 }
 
-/// The data file the command line names, else [`DEFAULT_DATA`].
-fn data_path(mut args: impl Iterator<Item = String>) -> Result<String, String> {
-    let usage = "usage: desk-upstream [--data FILE]";
-    match (args.next(), args.next(), args.next()) {
-        (None, _, _) => Ok(DEFAULT_DATA.to_owned()),
-        (Some(flag), Some(file), None) if flag == "--data" => Ok(file),
-        (Some(flag), None, None) if flag == "--data" => {
-            Err(format!("`--data` needs a file after it; {usage}"))
+/// What the command line asks for.
+#[derive(Debug, PartialEq, Eq)]
+struct Options {
+    /// The data file: `--data FILE`, else [`DEFAULT_DATA`].
+    data: String,
+    /// Serve HTTP here (`--http ADDR`) instead of stdio.
+    http: Option<SocketAddr>,
+}
+
+/// Read the command line.
+fn options(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
+    let usage = "usage: desk-upstream [--data FILE] [--http ADDR]";
+    let mut options = Options {
+        data: DEFAULT_DATA.to_owned(),
+        http: None,
+    };
+    while let Some(flag) = args.next() {
+        let value = match flag.as_str() {
+            "--data" | "--http" => args
+                .next()
+                .ok_or_else(|| format!("`{flag}` needs a value after it; {usage}"))?,
+            _ => {
+                return Err(format!(
+                    "unexpected argument `{flag}`; the options are `--data FILE` and `--http ADDR` ({usage})"
+                ));
+            }
+        };
+        if flag == "--data" {
+            options.data = value;
+        } else {
+            options.http = Some(value.parse().map_err(|_| {
+                format!("`--http {value}` is not an address like 127.0.0.1:8080; {usage}")
+            })?);
         }
-        (Some(first), _, _) => Err(format!(
-            "unexpected argument `{first}`; the only option is `--data FILE` ({usage})"
-        )),
+    }
+    Ok(options)
+}
+
+/// Serve streamable HTTP on `/mcp` at `addr` until the process is killed.
+async fn serve_http(server: DeskServer, addr: SocketAddr) -> Result<(), String> {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService,
+    };
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|err| format!("cannot listen on {addr}: {err}"))?;
+    let bound = listener.local_addr().map_err(|err| err.to_string())?;
+    eprintln!("desk-upstream: listening on http://{bound}/mcp");
+    let service = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default(),
+    );
+    loop {
+        let (stream, _) = listener.accept().await.map_err(|err| err.to_string())?;
+        let service = service.clone();
+        tokio::spawn(async move {
+            let handler = hyper::service::service_fn(move |request| {
+                let service = service.clone();
+                async move { Ok::<_, Infallible>(service.handle(request).await) }
+            });
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), handler)
+                .await;
+        });
     }
 }
 
@@ -102,14 +164,26 @@ fn load(path: &str) -> Result<Desk, String> {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
-    let desk = match data_path(std::env::args().skip(1)).and_then(|path| load(&path)) {
-        Ok(desk) => desk,
+    let read = options(std::env::args().skip(1))
+        .and_then(|options| load(&options.data).map(|desk| (desk, options.http)));
+    let (desk, http) = match read {
+        Ok(read) => read,
         Err(message) => {
             eprintln!("desk-upstream: {message}");
             return ExitCode::from(2);
         }
     };
-    let served = match (DeskServer { desk }).serve(rmcp::transport::stdio()).await {
+    let server = DeskServer {
+        desk: Arc::new(desk),
+    };
+    if let Some(addr) = http {
+        if let Err(message) = serve_http(server, addr).await {
+            eprintln!("desk-upstream: {message}");
+            return ExitCode::FAILURE;
+        }
+        return ExitCode::SUCCESS;
+    }
+    let served = match server.serve(rmcp::transport::stdio()).await {
         Ok(running) => running.waiting().await.map(drop).map_err(|e| e.to_string()),
         Err(error) => Err(error.to_string()),
     };
@@ -126,22 +200,34 @@ async fn main() -> ExitCode {
 mod tests {
     use super::*;
 
-    fn path_of(args: &[&str]) -> Result<String, String> {
-        data_path(args.iter().map(|arg| (*arg).to_owned()))
+    fn options_of(args: &[&str]) -> Result<Options, String> {
+        options(args.iter().map(|arg| (*arg).to_owned()))
     }
 
     #[test]
     fn the_data_is_found_beside_the_map_unless_named() {
-        assert_eq!(path_of(&[]), Ok(DEFAULT_DATA.to_owned()));
-        assert_eq!(path_of(&["--data", "x.json"]), Ok("x.json".to_owned()));
+        assert_eq!(options_of(&[]).map(|o| o.data), Ok(DEFAULT_DATA.to_owned()));
+        let options = options_of(&["--http", "127.0.0.1:0", "--data", "x.json"]);
+        assert_eq!(
+            options,
+            Ok(Options {
+                data: "x.json".to_owned(),
+                http: "127.0.0.1:0".parse().ok(),
+            })
+        );
     }
 
     #[test]
     fn a_command_line_with_anything_else_is_refused_with_the_usage() {
-        for args in [&["--data"][..], &["--slow"], &["--data", "a", "b"]] {
-            let refusal = path_of(args).err().unwrap_or_default();
+        for args in [
+            &["--data"][..],
+            &["--slow"],
+            &["--data", "a", "b"],
+            &["--http", "nowhere"],
+        ] {
+            let refusal = options_of(args).err().unwrap_or_default();
             assert!(
-                refusal.contains("usage: desk-upstream [--data FILE]"),
+                refusal.contains("usage: desk-upstream [--data FILE] [--http ADDR]"),
                 "{refusal}"
             );
         }

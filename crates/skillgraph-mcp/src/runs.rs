@@ -1,0 +1,327 @@
+//! The runs a server holds (SPEC §9.1, §9.4). A run is one session and its
+//! record, behind a lock of its own so that runs never wait for each other.
+//! A connection (stdio, or one of rmcp's HTTP sessions on the handshake
+//! generation) holds its one run; on the sessionless generation over HTTP a
+//! run is found by the handle its first answer gave, among the runs this
+//! table holds: bound to the principal that started it, dropped when idle
+//! for longer than the time to live, the least recently used idle run going
+//! first when the table is full.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use rmcp::ErrorData;
+use skillgraph::RecordWriter;
+use skillgraph::skill_session::{CallPolicy, Graph, Run, SessionConfig};
+
+use crate::record::RecordSink;
+use crate::warn;
+
+/// The argument that carries a run handle over HTTP (SPEC §9.2).
+pub(crate) const RUN_ARGUMENT: &str = "skillgraph_run";
+
+/// Where a handle rides in a result's `_meta` (SPEC §9.4).
+pub(crate) const RUN_META: &str = "skillgraph/run";
+
+/// Which generation of MCP a request comes in (SPEC §9.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Generation {
+    /// `initialize` first, then a session (2024-11-05 through 2025-11-25).
+    Handshake,
+    /// No handshake: `server/discover` and per-request `_meta` (2026-07-28).
+    Sessionless,
+}
+
+/// One run and its record, changed together under one lock. The run starts
+/// at its first request, when its client's generation is known: on the
+/// sessionless generation the list no longer scopes the calls, so the
+/// `scoped` policy becomes `strict` there (SPEC §9.3), in the record's
+/// `start` as every decision is.
+pub(crate) struct State {
+    run: Option<Run>,
+    graph: Arc<Graph>,
+    config: SessionConfig,
+    /// The record, in memory and in its file.
+    pub(crate) record: RecordSink,
+}
+
+impl State {
+    /// A run not started yet, on `graph` set up by `config`.
+    pub(crate) fn new(graph: Arc<Graph>, config: SessionConfig, record: RecordSink) -> Self {
+        State {
+            run: None,
+            graph,
+            config,
+            record,
+        }
+    }
+
+    /// The run, started for `generation` if it has not started yet.
+    pub(crate) fn run(&mut self, generation: Generation) -> &mut Run {
+        let State {
+            run,
+            graph,
+            config,
+            record,
+        } = self;
+        run.get_or_insert_with(|| {
+            let mut config = config.clone();
+            if generation == Generation::Sessionless && config.tools == CallPolicy::Scoped {
+                config.tools = CallPolicy::Strict;
+            }
+            let mut run = Run::new(Arc::clone(graph), config);
+            record.append(run.take_events());
+            run
+        })
+    }
+
+    /// Append the run's new events to the record.
+    pub(crate) fn flush(&mut self) {
+        if let Some(run) = self.run.as_mut() {
+            let events = run.take_events();
+            self.record.append(events);
+        }
+    }
+}
+
+/// A run as the requests that share it hold it.
+pub(crate) type Slot = Arc<Mutex<State>>;
+
+/// Lock a run. A lock poisoned by a panic elsewhere is said, not unwrapped.
+pub(crate) fn lock(slot: &Slot) -> Result<MutexGuard<'_, State>, ErrorData> {
+    slot.lock().map_err(|_| {
+        ErrorData::internal_error(
+            "this run was lost after an earlier failure; start a new run",
+            None,
+        )
+    })
+}
+
+/// A new run handle: 128 bits from the operating system's secure random
+/// source, spelled `run_` and 32 hexadecimal digits.
+pub(crate) fn mint_handle() -> Result<String, ErrorData> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|err| {
+        ErrorData::internal_error(
+            format!("no run handle could be drawn from the system's random source: {err}"),
+            None,
+        )
+    })?;
+    let mut handle = String::with_capacity(36);
+    handle.push_str("run_");
+    for byte in bytes {
+        handle.push_str(&format!("{byte:02x}"));
+    }
+    Ok(handle)
+}
+
+/// How the runs of a sessionless HTTP server are kept (`--run-ttl`,
+/// `--max-runs`, `--record DIR`).
+#[derive(Debug, Clone)]
+pub(crate) struct Keeping {
+    /// How long a run may stay idle before it is dropped.
+    pub(crate) ttl: Duration,
+    /// The most runs held at once.
+    pub(crate) max: usize,
+    /// The folder of the records, one file per run.
+    pub(crate) folder: Option<PathBuf>,
+}
+
+/// A held run.
+struct Held {
+    slot: Slot,
+    principal: Option<String>,
+    last_used: Instant,
+}
+
+/// The runs a server holds by handle.
+pub(crate) struct Runs {
+    table: Mutex<HashMap<String, Held>>,
+    keeping: Keeping,
+}
+
+/// Why a new run could not be held.
+pub(crate) const FULL: &str = "this server holds as many runs as it may (--max-runs), and every one is busy; try again when a call has been answered";
+
+impl Runs {
+    /// An empty table kept as `keeping` says.
+    pub(crate) fn new(keeping: Keeping) -> Self {
+        Runs {
+            table: Mutex::new(HashMap::new()),
+            keeping,
+        }
+    }
+
+    fn table(&self) -> Result<MutexGuard<'_, HashMap<String, Held>>, ErrorData> {
+        self.table.lock().map_err(|_| {
+            ErrorData::internal_error(
+                "the table of runs was lost after an earlier failure; restart skillgraph serve",
+                None,
+            )
+        })
+    }
+
+    /// The record of a run whose handle is `handle`: in memory, and in the
+    /// records' folder when there is one.
+    pub(crate) fn record_for(&self, handle: &str) -> RecordSink {
+        RecordSink::new(self.keeping.folder.as_ref().and_then(|folder| {
+            let path = folder.join(format!("{handle}.jsonl"));
+            RecordWriter::create(&path)
+                .map_err(|err| {
+                    warn(&format!(
+                        "error[{}]: {err}; run {handle} is recorded in memory only",
+                        err.code()
+                    ));
+                })
+                .ok()
+        }))
+    }
+
+    /// The run `handle` names, when this table holds it, it has not
+    /// expired, and `principal` started it. Unknown, expired and someone
+    /// else's are one answer: `None` (no oracle, SPEC §9.4).
+    pub(crate) fn find(
+        &self,
+        handle: &str,
+        principal: Option<&str>,
+    ) -> Result<Option<Slot>, ErrorData> {
+        let mut table = self.table()?;
+        let now = Instant::now();
+        let Some(held) = table.get_mut(handle) else {
+            return Ok(None);
+        };
+        if now.duration_since(held.last_used) > self.keeping.ttl {
+            table.remove(handle);
+            return Ok(None);
+        }
+        if held.principal.as_deref() != principal {
+            return Ok(None);
+        }
+        held.last_used = now;
+        Ok(Some(Arc::clone(&held.slot)))
+    }
+
+    /// Hold `slot` under `handle` for `principal`, first dropping the runs
+    /// idle for too long and, when the table is full, the least recently
+    /// used idle one. `Err` with [`FULL`] when every held run is busy.
+    pub(crate) fn insert(
+        &self,
+        handle: String,
+        slot: Slot,
+        principal: Option<String>,
+    ) -> Result<Result<(), &'static str>, ErrorData> {
+        let mut table = self.table()?;
+        let now = Instant::now();
+        let ttl = self.keeping.ttl;
+        table.retain(|_, held| now.duration_since(held.last_used) <= ttl);
+        if table.len() >= self.keeping.max {
+            // Idle: no request holds the run but the table.
+            let oldest = table
+                .iter()
+                .filter(|(_, held)| Arc::strong_count(&held.slot) == 1)
+                .min_by_key(|(_, held)| held.last_used)
+                .map(|(handle, _)| handle.clone());
+            match oldest {
+                Some(oldest) => {
+                    table.remove(&oldest);
+                }
+                None => return Ok(Err(FULL)),
+            }
+        }
+        table.insert(
+            handle,
+            Held {
+                slot,
+                principal,
+                last_used: now,
+            },
+        );
+        Ok(Ok(()))
+    }
+
+    /// How many runs are held.
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.table.lock().map(|table| table.len()).unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use skillgraph::skill_core::SkillMap;
+
+    fn slot() -> Slot {
+        let map: SkillMap = serde_json::from_value(serde_json::json!({
+            "skills": [{"id": "a", "body": "A."}],
+            "entry": ["a"]
+        }))
+        .unwrap();
+        let graph = Arc::new(Graph::new(map).unwrap());
+        Arc::new(Mutex::new(State::new(
+            graph,
+            SessionConfig::default(),
+            RecordSink::new(None),
+        )))
+    }
+
+    fn runs(ttl: Duration, max: usize) -> Runs {
+        Runs::new(Keeping {
+            ttl,
+            max,
+            folder: None,
+        })
+    }
+
+    #[test]
+    fn handles_are_128_random_bits_spelled_run() {
+        let (a, b) = (mint_handle().unwrap(), mint_handle().unwrap());
+        assert_ne!(a, b);
+        assert_eq!(a.len(), 36);
+        assert!(a.starts_with("run_"));
+        assert!(a[4..].chars().all(|c| c.is_ascii_hexdigit()));
+    }
+
+    #[test]
+    fn unknown_expired_and_someone_elses_runs_are_one_answer() {
+        let table = runs(Duration::from_secs(3600), 10);
+        table
+            .insert("run_a".into(), slot(), Some("ann".into()))
+            .unwrap()
+            .unwrap();
+        assert!(table.find("run_a", Some("ann")).unwrap().is_some());
+        assert!(table.find("run_a", Some("bob")).unwrap().is_none());
+        assert!(table.find("run_a", None).unwrap().is_none());
+        assert!(table.find("run_b", Some("ann")).unwrap().is_none());
+        let expiring = runs(Duration::ZERO, 10);
+        expiring
+            .insert("run_a".into(), slot(), None)
+            .unwrap()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(2));
+        assert!(expiring.find("run_a", None).unwrap().is_none());
+        assert_eq!(expiring.len(), 0);
+    }
+
+    #[test]
+    fn a_full_table_drops_the_least_recently_used_idle_run() {
+        let table = runs(Duration::from_secs(3600), 2);
+        table.insert("run_1".into(), slot(), None).unwrap().unwrap();
+        table.insert("run_2".into(), slot(), None).unwrap().unwrap();
+        // run_1 is used again, so run_2 is the least recently used.
+        let busy = table.find("run_1", None).unwrap().unwrap();
+        table.insert("run_3".into(), slot(), None).unwrap().unwrap();
+        assert!(table.find("run_2", None).unwrap().is_none());
+        assert!(table.find("run_3", None).unwrap().is_some());
+        // With run_1 busy and run_3 held by this test, nothing is idle.
+        let held = table.find("run_3", None).unwrap().unwrap();
+        assert_eq!(
+            table.insert("run_4".into(), slot(), None).unwrap(),
+            Err(FULL)
+        );
+        drop((busy, held));
+        assert_eq!(table.len(), 2);
+    }
+}
