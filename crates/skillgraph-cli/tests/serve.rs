@@ -19,47 +19,10 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
-use common::{copy_dir, example, scratch};
+use common::{data_file, desk, desk_upstream, one_upstream, scratch};
 
 /// How long a test waits for a notification before it fails.
 const PATIENCE: Duration = Duration::from_secs(20);
-
-/// The `desk-upstream` binary, built beside `skillgraph` by `cargo test
-/// --workspace` (or by `cargo build -p desk-upstream`).
-fn desk_upstream() -> PathBuf {
-    let path = Path::new(env!("CARGO_BIN_EXE_skillgraph")).with_file_name("desk-upstream");
-    if !path.exists() {
-        let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-            .args(["build", "-q", "-p", "desk-upstream"])
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "cargo build -p desk-upstream failed");
-    }
-    path
-}
-
-/// The desk's canned data.
-fn data_file() -> String {
-    example().join("upstream/data.json").display().to_string()
-}
-
-/// The support desk in a scratch folder, its `mcpServers` replaced by
-/// `servers`, and its `skills` settings changed by `edit`.
-fn desk(name: &str, servers: Value, edit: impl FnOnce(&mut Value)) -> PathBuf {
-    let dir = scratch("serve", name);
-    let text = std::fs::read_to_string(example().join("skillmap.json")).expect("the example's map");
-    let mut map: Value = serde_json::from_str(&text).expect("the example's map is JSON");
-    map["mcpServers"] = servers;
-    edit(&mut map);
-    std::fs::write(dir.join("skillmap.json"), map.to_string()).expect("the map is written");
-    copy_dir(&example().join("skills"), &dir.join("skills"));
-    dir
-}
-
-/// The one upstream server the shipped desk uses, run from the binary.
-fn one_upstream() -> Value {
-    json!({"desk": {"command": desk_upstream(), "args": ["--data", data_file()]}})
-}
 
 /// A client that counts `notifications/tools/list_changed`.
 #[derive(Clone, Default)]

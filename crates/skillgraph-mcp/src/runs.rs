@@ -256,7 +256,7 @@ mod tests {
     fn slot() -> Slot {
         let map: SkillMap = serde_json::from_value(serde_json::json!({
             "skills": [{"id": "a", "body": "A."}],
-            "entry": ["a"]
+            "entries": ["a"]
         }))
         .unwrap();
         let graph = Arc::new(Graph::new(map).unwrap());
