@@ -105,21 +105,21 @@ fn python_part(root: &Path) -> Result<Desk> {
     };
     let client = text(&root.join("interop").join("client.py"))?;
     // Both protocol generations (SPEC §9.1): the initialize handshake, and
-    // the SDK's default, which discovers the 2026-07-28 revision.
-    for mode in ["legacy", "auto"] {
-        let args = [
-            client.as_str(),
-            "--mode",
-            mode,
-            "--map",
-            &desk.folder,
-            "--",
-            &desk.skillgraph,
-            "serve",
-            &desk.folder,
-        ];
-        if run(root, &text(&python)?, &args)?.is_some() {
-            bail!("the Python client's {mode} scenario failed (its FAIL lines above say where)");
+    // the SDK's default, which discovers the 2026-07-28 revision; each over
+    // stdio and over streamable HTTP (`--http`, SPEC §9.8).
+    for transport in ["stdio", "http"] {
+        for mode in ["legacy", "auto"] {
+            let mut args = vec![client.as_str(), "--mode", mode, "--map", &desk.folder];
+            if transport == "http" {
+                args.push("--http");
+            }
+            args.extend(["--", &desk.skillgraph, "serve", &desk.folder]);
+            println!("xtask: the Python SDK, {mode} mode, over {transport}");
+            if run(root, &text(&python)?, &args)?.is_some() {
+                bail!(
+                    "the Python client's {mode} scenario over {transport} failed (its FAIL lines above say where)"
+                );
+            }
         }
     }
     skills_parity(root, &python, &desk.skillgraph)?;

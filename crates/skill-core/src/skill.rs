@@ -76,6 +76,11 @@ pub struct Skill {
     /// `references/…`) resolve against.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub folder: Option<String>,
+    /// Where a server serves the skill's files as resources (`skill://ID/`,
+    /// MCP's skills extension), when one does; set by that server, never
+    /// read from a map.
+    #[serde(skip)]
+    pub files_uri: Option<String>,
 }
 
 impl Skill {
@@ -97,6 +102,7 @@ impl Skill {
             routing: None,
             tool_patterns: Vec::new(),
             folder: None,
+            files_uri: None,
         }
     }
 

@@ -22,9 +22,11 @@ use crate::record::{
 /// A skill's body as the model is shown it outside a tool answer: inside
 /// `<skill_content name="ID">…</skill_content>` (the system prompt's
 /// blocks, a read's answer, and a host that brings a body some other way,
-/// as an MCP server does after a move). A skill read from a folder opens its
-/// block with a line naming the folder, so that the body's relative paths
-/// (`scripts/…`, `references/…`) can be followed (SPEC §9.6).
+/// as an MCP server does after a move). A skill whose files can be reached
+/// opens its block with a line saying where: the resources a server serves
+/// them as (`skill://ID/`), the folder it was read from, or both, so that
+/// the body's relative paths (`scripts/…`, `references/…`) can be followed
+/// (SPEC §9.6).
 ///
 /// ```
 /// use skill_core::Skill;
@@ -37,14 +39,27 @@ use crate::record::{
 ///     skill_session::skill_content(&faq),
 ///     "<skill_content name=\"faq\">Skill folder: /srv/skills/faq (relative paths in this skill start there)\n\nBe brief.</skill_content>"
 /// );
+/// faq.files_uri = Some("skill://faq/".into());
+/// assert!(skill_session::skill_content(&faq).contains(
+///     "Skill files: the resources skill://faq/PATH, or the folder /srv/skills/faq"
+/// ));
 /// ```
 pub fn skill_content(skill: &Skill) -> String {
     let id = &skill.id;
     let body = &skill.body;
-    match &skill.folder {
-        Some(folder) => format!(
-            "<skill_content name=\"{id}\">Skill folder: {folder} (relative paths in this skill start there)\n\n{body}</skill_content>"
-        ),
+    const RELATIVE: &str = "(relative paths in this skill start there)";
+    let place = match (&skill.files_uri, &skill.folder) {
+        (Some(uri), Some(folder)) => Some(format!(
+            "Skill files: the resources {uri}PATH, or the folder {folder} {RELATIVE}"
+        )),
+        (Some(uri), None) => Some(format!("Skill files: the resources {uri}PATH {RELATIVE}")),
+        (None, Some(folder)) => Some(format!("Skill folder: {folder} {RELATIVE}")),
+        (None, None) => None,
+    };
+    match place {
+        Some(place) => {
+            format!("<skill_content name=\"{id}\">{place}\n\n{body}</skill_content>")
+        }
         None => format!("<skill_content name=\"{id}\">{body}</skill_content>"),
     }
 }

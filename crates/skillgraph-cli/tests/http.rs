@@ -312,10 +312,14 @@ fn a_sessionless_run_goes_on_by_its_handle_and_is_recorded_in_a_file_of_its_own(
             .last()
             .is_some_and(|text| text.contains(&handle))
     );
+    let body = texts(&first)
+        .into_iter()
+        .find(|text| text.contains("<skill_content name=\"refunds\">"))
+        .expect("refunds' body after the move");
+    // Over HTTP the body says where its files are as resources only.
     assert!(
-        texts(&first)
-            .iter()
-            .any(|text| text.contains("<skill_content name=\"refunds\">"))
+        body.contains("Skill files: the resources skill://refunds/PATH (relative paths"),
+        "{body}"
     );
 
     // With the handle the run goes on where it moved: refunds offers the refund.

@@ -694,9 +694,10 @@ async fn a_record_file_that_stops_taking_writes_leaves_the_resource_whole() {
     client.cancel().await.expect("the client closes");
 }
 
-/// SPEC §9.5: the skills extension lists the visible skills, and reading a
-/// skill's `SKILL.md` is no read of the graph: it answers with the body and
-/// moves nothing, under every posture; read_skill is the one door.
+/// SPEC §9.5: the skills extension lists the visible skills with their
+/// files and digests, and reading a skill's `SKILL.md` is no read of the
+/// graph: it answers with the file as written and moves nothing, under
+/// every posture; read_skill is the one door.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn skills_read_as_resources_move_nothing() {
     let dir = desk("skills-extension", one_upstream(), |_| {});
@@ -722,7 +723,20 @@ async fn skills_read_as_resources_move_nothing() {
         let text = resource_text(&client, "skill://refunds/SKILL.md")
             .await
             .expect("the skill's file reads");
-        assert!(text.starts_with("# Refunds"), "{posture}: {text}");
+        assert!(
+            text.starts_with("---") && text.contains("# Refunds"),
+            "{posture}: {text}"
+        );
+        let rmcp::model::SkillResources::Files(files) = &refunds.skill.resources else {
+            panic!("refunds lists its files");
+        };
+        let manifest = files
+            .iter()
+            .find(|file| file.uri == "skill://refunds/SKILL.md")
+            .expect("the manifest lists SKILL.md");
+        manifest
+            .verify(text.as_bytes())
+            .expect("the file is the one its digest names");
         assert_eq!(
             tool_names(&client).await,
             before,

@@ -15,8 +15,7 @@ use rmcp::model::{
     GetSkillResult, Implementation, JsonObject, ListResourcesResult, ListSkillsResult,
     ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
     ReadResourceResult, Resource, ResourceContents, ResourceTemplate, ResultType,
-    ServerCapabilities, ServerConfig, Skill as McpSkill, SkillFrontmatter, SkillResources,
-    SubscriptionFilter, Tool,
+    ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
 };
 #[allow(deprecated)]
 use rmcp::model::{
@@ -35,6 +34,7 @@ use crate::ServeError;
 use crate::observe::observe;
 use crate::record::RecordSink;
 use crate::runs::{Generation, RUN_ARGUMENT, RUN_META, Runs, Slot, State, lock, mint_handle};
+use crate::skill_files::SkillFiles;
 use crate::stdio::MAX_ECHO;
 use crate::upstream::{Upstreams, shown};
 use crate::warn;
@@ -83,8 +83,8 @@ pub(crate) struct Hub {
     config: SessionConfig,
     upstreams: Arc<Upstreams>,
     instructions: String,
-    /// The catalog as MCP's skills extension lists it (`skills/list`).
-    skills: Vec<McpSkill>,
+    /// The skills extension's entries and files (`skills/list`).
+    files: SkillFiles,
     /// The one tool list of the sessionless generation (SPEC §9.2).
     stable: Vec<Tool>,
     /// `subscriptions/listen` streams of clients on the newer protocol.
@@ -101,6 +101,7 @@ impl Hub {
     /// over HTTP with the table of runs.
     pub(crate) fn new(
         graph: Arc<Graph>,
+        files: SkillFiles,
         config: SessionConfig,
         upstreams: Arc<Upstreams>,
         file: Option<RecordWriter>,
@@ -108,14 +109,13 @@ impl Hub {
     ) -> Result<Self, ServeError> {
         // The entry skill's prompt, as a run's start would give it.
         let instructions = Session::with_config(Arc::clone(&graph), config.clone()).system_prompt();
-        let skills = skill_entries(&graph, &config.hidden);
         let stable = stable_list(&graph, &config, &upstreams, runs.is_some())?;
         Ok(Hub {
             graph,
             config,
             upstreams,
             instructions,
-            skills,
+            files,
             stable,
             listeners: Mutex::new(Vec::new()),
             file: Mutex::new(file),
@@ -500,41 +500,6 @@ fn end_cancelled_call(slot: &Slot, name: &str, generation: Generation) -> Result
     Ok(())
 }
 
-/// The `skills/list` entry of each skill the session may name. Its
-/// `SKILL.md` is read through the gate, so its content depends on the
-/// position: the entry says `dynamic` instead of a digest. A skill whose id
-/// is not a valid skill name for the extension is left out, with a line on
-/// standard error.
-fn skill_entries(graph: &Graph, hidden: &[String]) -> Vec<McpSkill> {
-    let mut entries = Vec::new();
-    for skill in &graph.map().skills {
-        if hidden.contains(&skill.id) {
-            continue;
-        }
-        let entry = McpSkill::new(
-            skill_uri(&skill.id),
-            SkillFrontmatter::new(
-                skill.id.clone(),
-                skill.description.clone().unwrap_or_default(),
-            ),
-            SkillResources::Dynamic,
-        );
-        match entry.validate() {
-            Ok(()) => entries.push(entry),
-            Err(err) => warn(&format!(
-                "skill \"{}\" is not listed by skills/list ({err}); read_skill still offers it",
-                skill.id.escape_debug()
-            )),
-        }
-    }
-    entries
-}
-
-/// The resource URI of a skill's `SKILL.md`.
-fn skill_uri(id: &str) -> String {
-    format!("skill://{id}/SKILL.md")
-}
-
 /// A read refused before the run could judge it (a bad argument, an id
 /// outside the catalog): nothing changed.
 fn refused(text: String) -> RunRead {
@@ -714,21 +679,9 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         // Reading a skill's files is no read of the graph (SPEC §9.5): it
-        // answers with the skill's body and moves nothing; read_skill is the
-        // one door that activates.
-        if let Some(skill) = self
-            .hub
-            .skills
-            .iter()
-            .find(|skill| skill.uri == request.uri)
-        {
-            let body = self
-                .hub
-                .graph
-                .skill(skill.name())
-                .map(|skill| skill.body.clone());
-            let contents = ResourceContents::text(body.unwrap_or_default(), &skill.uri)
-                .with_mime_type("text/markdown");
+        // moves nothing; read_skill is the one door that activates.
+        if let Some(read) = self.hub.files.read(&request.uri) {
+            let contents = read.map_err(|reason| ErrorData::internal_error(reason, None))?;
             return Ok(ReadResourceResult::new(vec![contents]).into());
         }
         if let Some(text) = self.record_text(&request.uri, &context) {
@@ -753,7 +706,9 @@ impl ServerHandler for Gateway {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, ErrorData> {
-        Ok(ListSkillsResult::with_all_items(self.hub.skills.clone()))
+        Ok(ListSkillsResult::with_all_items(
+            self.hub.files.entries.clone(),
+        ))
     }
 
     async fn get_skill(
@@ -763,7 +718,8 @@ impl ServerHandler for Gateway {
     ) -> Result<GetSkillResult, ErrorData> {
         match self
             .hub
-            .skills
+            .files
+            .entries
             .iter()
             .find(|skill| skill.uri == request.uri)
         {

@@ -30,6 +30,7 @@ mod observe;
 mod record;
 mod relay;
 mod runs;
+mod skill_files;
 mod stdio;
 mod upstream;
 
@@ -163,6 +164,7 @@ impl ServeError {
 /// it: what every transport serves.
 struct Prepared {
     graph: Graph,
+    files: skill_files::SkillFiles,
     session: SessionConfig,
     upstreams: Arc<Upstreams>,
 }
@@ -184,6 +186,7 @@ async fn prepare(
     config: &ServeConfig,
     loaded: Loaded,
     guards: RouteGuards,
+    keep_folders: bool,
 ) -> Result<Prepared, ServeError> {
     let dir = folder_of(&config.path);
     let (upstreams, clashes) =
@@ -191,6 +194,7 @@ async fn prepare(
     let mut map = loaded.map;
     expand_tool_patterns(&mut map, &upstreams);
     refuse_mismatches(&map, &loaded.tools_from_files, &upstreams, &clashes)?;
+    let files = skill_files::SkillFiles::gather(&mut map, &[], keep_folders);
     let graph = Graph::with_guards(map, guards).with_catalog_budget(config.catalog_budget);
     let session = SessionConfig {
         posture: config.posture,
@@ -199,6 +203,7 @@ async fn prepare(
     };
     Ok(Prepared {
         graph,
+        files,
         session,
         upstreams: Arc::new(upstreams),
     })
@@ -230,10 +235,11 @@ pub fn serve_stdio(config: &ServeConfig) -> Result<(), ServeError> {
         .build()
         .map_err(ServeError::Runtime)?;
     runtime.block_on(async {
-        let prepared = prepare(config, loaded, guards).await?;
+        let prepared = prepare(config, loaded, guards, true).await?;
         let upstreams = Arc::clone(&prepared.upstreams);
         let hub = Hub::new(
             Arc::new(prepared.graph),
+            prepared.files,
             prepared.session,
             prepared.upstreams,
             record,
@@ -297,7 +303,7 @@ pub fn serve_http(config: &ServeConfig, http: &HttpConfig) -> Result<(), ServeEr
                 addr: http.addr,
                 source,
             })?;
-        let prepared = prepare(config, loaded, guards).await?;
+        let prepared = prepare(config, loaded, guards, false).await?;
         let upstreams = Arc::clone(&prepared.upstreams);
         let runs = runs::Runs::new(runs::Keeping {
             ttl: http.run_ttl,
@@ -306,6 +312,7 @@ pub fn serve_http(config: &ServeConfig, http: &HttpConfig) -> Result<(), ServeEr
         });
         let hub = Hub::new(
             Arc::new(prepared.graph),
+            prepared.files,
             prepared.session,
             prepared.upstreams,
             None,

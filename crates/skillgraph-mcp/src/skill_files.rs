@@ -1,0 +1,316 @@
+//! The skills extension's files (SPEC §9.5; `io.modelcontextprotocol/skills`):
+//! each visible skill's files as `skill://ID/PATH` resources, listed by
+//! `skills/list` with the digest and size of each. A skill read from a
+//! folder serves that folder's files (its `SKILL.md` as written, its
+//! `scripts/`, `references/`, …); a skill declared inline serves its body as
+//! its `SKILL.md`. The files are read once at start-up for their digests and
+//! again when a client reads one; a file changed since is served as it is
+//! now, and the client's digest check says so. Reading a file is no read of
+//! the graph: it moves nothing.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use base64::Engine as _;
+use rmcp::model::{
+    ResourceContents, Skill as McpSkill, SkillFrontmatter, SkillResource, SkillResources,
+};
+use skillgraph::skill_core::SkillMap;
+
+use crate::warn;
+
+/// How deep below a skill's folder files are served.
+const MAX_DEPTH: usize = 4;
+
+/// The most files served for one skill.
+const MAX_FILES: usize = 1_000;
+
+/// The largest file served, in bytes.
+const MAX_FILE: u64 = 16 * 1024 * 1024;
+
+/// Where a served file's bytes are.
+#[derive(Debug)]
+enum Source {
+    /// A file on disk.
+    Path(PathBuf),
+    /// A body declared inline, served as its skill's `SKILL.md`.
+    Text(String),
+}
+
+/// Every visible skill's entry and files.
+#[derive(Debug, Default)]
+pub(crate) struct SkillFiles {
+    /// `skills/list`'s entries, in catalog order.
+    pub(crate) entries: Vec<McpSkill>,
+    files: HashMap<String, Source>,
+}
+
+impl SkillFiles {
+    /// Gather the files of every skill of `map` not in `hidden`, and tell
+    /// each listed skill where its files are served (`files_uri`). With
+    /// `keep_folders` false (over HTTP, where a client cannot reach this
+    /// machine's folders) a skill's folder is no longer said in its body
+    /// block. A skill whose id the extension does not accept is left out
+    /// of `skills/list`, with a line on standard error.
+    pub(crate) fn gather(map: &mut SkillMap, hidden: &[String], keep_folders: bool) -> Self {
+        let mut gathered = SkillFiles::default();
+        for skill in &mut map.skills {
+            if hidden.contains(&skill.id) {
+                continue;
+            }
+            let base = format!("skill://{}/", encode(&skill.id));
+            let mut listed = Vec::new();
+            let mut sources = Vec::new();
+            let folder = skill.folder.as_deref().map(Path::new);
+            let mut has_skill_md = false;
+            if let Some(folder) = folder {
+                let mut found = Vec::new();
+                walk(folder, "", 0, &mut found, &skill.id);
+                for (relative, path) in found {
+                    let Ok(bytes) = std::fs::read(&path) else {
+                        warn(&format!(
+                            "skill \"{}\": {} cannot be read, so it is not served",
+                            skill.id,
+                            path.display()
+                        ));
+                        continue;
+                    };
+                    has_skill_md |= relative == "SKILL.md";
+                    let uri = format!("{base}{}", encode(&relative));
+                    listed.push(SkillResource::from_bytes(&uri, &bytes));
+                    sources.push((uri, Source::Path(path)));
+                }
+            }
+            if !has_skill_md {
+                let uri = format!("{base}SKILL.md");
+                listed.insert(0, SkillResource::from_bytes(&uri, skill.body.as_bytes()));
+                sources.push((uri, Source::Text(skill.body.clone())));
+            }
+            let entry = McpSkill::new(
+                format!("{base}SKILL.md"),
+                SkillFrontmatter::new(
+                    skill.id.clone(),
+                    skill.description.clone().unwrap_or_default(),
+                ),
+                SkillResources::Files(listed),
+            );
+            if let Err(err) = entry.validate() {
+                warn(&format!(
+                    "skill \"{}\" is not listed by skills/list ({err}); read_skill still offers it",
+                    skill.id.escape_debug()
+                ));
+                continue;
+            }
+            gathered.entries.push(entry);
+            gathered.files.extend(sources);
+            skill.files_uri = Some(base);
+            if !keep_folders {
+                skill.folder = None;
+            }
+        }
+        gathered
+    }
+
+    /// The file at `uri` as a resource's contents; `None` when `uri` is no
+    /// skill file's; `Some(Err)` when it can no longer be read.
+    pub(crate) fn read(&self, uri: &str) -> Option<Result<ResourceContents, String>> {
+        let source = self.files.get(uri)?;
+        let bytes = match source {
+            Source::Text(text) => text.clone().into_bytes(),
+            Source::Path(path) => match std::fs::read(path) {
+                Ok(bytes) => bytes,
+                Err(err) => return Some(Err(format!("{} cannot be read: {err}", path.display()))),
+            },
+        };
+        let mime = mime_of(uri);
+        Some(Ok(match String::from_utf8(bytes) {
+            Ok(text) => {
+                ResourceContents::text(text, uri).with_mime_type(mime.unwrap_or("text/plain"))
+            }
+            Err(err) => ResourceContents::blob(
+                base64::engine::general_purpose::STANDARD.encode(err.as_bytes()),
+                uri,
+            )
+            .with_mime_type(mime.unwrap_or("application/octet-stream")),
+        }))
+    }
+
+    /// The digest of the file at `uri`, as `skills/list` gave it.
+    #[cfg(test)]
+    fn digest(&self, uri: &str) -> Option<String> {
+        self.entries
+            .iter()
+            .find_map(|entry| match &entry.resources {
+                SkillResources::Files(files) => files
+                    .iter()
+                    .find(|file| file.uri == uri)
+                    .map(|file| file.digest.clone()),
+                _ => None,
+            })
+    }
+}
+
+/// The files below `dir`, as (path relative to the skill's folder with `/`
+/// between names, path), in name order: names starting with `.` skipped,
+/// links not followed, at most [`MAX_DEPTH`] folders deep, [`MAX_FILES`]
+/// files and [`MAX_FILE`] bytes a file; what is left out is said.
+fn walk(dir: &Path, prefix: &str, depth: usize, found: &mut Vec<(String, PathBuf)>, id: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
+    entries.sort_by_key(|entry| entry.file_name());
+    for entry in entries {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else {
+            continue;
+        };
+        if name.starts_with('.') {
+            continue;
+        }
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        let relative = format!("{prefix}{name}");
+        if kind.is_dir() {
+            if depth < MAX_DEPTH {
+                walk(&entry.path(), &format!("{relative}/"), depth + 1, found, id);
+            }
+        } else if kind.is_file() {
+            if found.len() >= MAX_FILES {
+                warn(&format!(
+                    "skill \"{id}\" has more than {MAX_FILES} files; {relative} and the rest are not served"
+                ));
+                return;
+            }
+            if entry.metadata().is_ok_and(|meta| meta.len() > MAX_FILE) {
+                warn(&format!(
+                    "skill \"{id}\": {relative} is larger than {MAX_FILE} bytes, so it is not served"
+                ));
+                continue;
+            }
+            found.push((relative, entry.path()));
+        }
+    }
+}
+
+/// `text` with every byte outside the unreserved characters and `/`
+/// percent-encoded, as a URI path holds it.
+fn encode(text: &str) -> String {
+    let mut encoded = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~/".contains(&byte) {
+            encoded.push(char::from(byte));
+        } else {
+            encoded.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    encoded
+}
+
+/// The media type a file's name says, for the names skills hold.
+fn mime_of(uri: &str) -> Option<&'static str> {
+    let extension = uri.rsplit_once('.').map(|(_, extension)| extension)?;
+    Some(match extension {
+        "md" => "text/markdown",
+        "txt" => "text/plain",
+        "py" => "text/x-python",
+        "sh" => "text/x-shellscript",
+        "js" | "mjs" => "text/javascript",
+        "json" => "application/json",
+        "yaml" | "yml" => "application/yaml",
+        "html" => "text/html",
+        "csv" => "text/csv",
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "svg" => "image/svg+xml",
+        "pdf" => "application/pdf",
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rmcp::model::sha256_digest;
+    use skillgraph::skill_core::Skill;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "skillgraph-mcp-files-{}-{name}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("scripts")).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_folders_files_are_served_with_the_digests_listed() {
+        let dir = scratch("folder");
+        std::fs::write(dir.join("SKILL.md"), "---\nname: refunds\n---\nBody").unwrap();
+        std::fs::write(dir.join("scripts/run me.sh"), "echo hi\n").unwrap();
+        std::fs::write(dir.join(".hidden"), "x").unwrap();
+        std::fs::write(dir.join("logo.bin"), [0xff, 0xfe, 0x00]).unwrap();
+        let mut skill = Skill::new("refunds");
+        skill.folder = Some(dir.display().to_string());
+        let mut inline = Skill::new("faq");
+        inline.body = "Be brief.".into();
+        let mut map = SkillMap {
+            skills: vec![skill, inline],
+            ..SkillMap::default()
+        };
+        let files = SkillFiles::gather(&mut map, &[], false);
+        assert_eq!(files.entries.len(), 2);
+        let uris: Vec<&str> = match &files.entries[0].resources {
+            SkillResources::Files(listed) => listed.iter().map(|file| file.uri.as_str()).collect(),
+            _ => Vec::new(),
+        };
+        assert_eq!(
+            uris,
+            [
+                "skill://refunds/SKILL.md",
+                "skill://refunds/logo.bin",
+                "skill://refunds/scripts/run%20me.sh"
+            ]
+        );
+        let Some(Ok(ResourceContents::TextResourceContents { text, .. })) =
+            files.read("skill://refunds/scripts/run%20me.sh")
+        else {
+            panic!("the script reads as text");
+        };
+        assert_eq!(text, "echo hi\n");
+        assert_eq!(
+            files.digest("skill://refunds/scripts/run%20me.sh"),
+            Some(sha256_digest(b"echo hi\n"))
+        );
+        assert!(matches!(
+            files.read("skill://refunds/logo.bin"),
+            Some(Ok(ResourceContents::BlobResourceContents { .. }))
+        ));
+        assert!(files.read("skill://refunds/.hidden").is_none());
+        // Over HTTP the folder is no longer said; the resources are.
+        assert_eq!(map.skills[0].folder, None);
+        assert_eq!(map.skills[0].files_uri.as_deref(), Some("skill://refunds/"));
+        // An inline skill serves its body as its SKILL.md.
+        let Some(Ok(ResourceContents::TextResourceContents { text, .. })) =
+            files.read("skill://faq/SKILL.md")
+        else {
+            panic!("the inline body reads");
+        };
+        assert_eq!(text, "Be brief.");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_hidden_skill_or_one_the_extension_refuses_is_not_served() {
+        let mut map = SkillMap {
+            skills: vec![Skill::new("secret"), Skill::new("Bad Name")],
+            ..SkillMap::default()
+        };
+        let files = SkillFiles::gather(&mut map, &["secret".to_owned()], true);
+        assert!(files.entries.is_empty());
+        assert!(files.read("skill://secret/SKILL.md").is_none());
+        assert_eq!(map.skills[1].files_uri, None);
+    }
+}
