@@ -33,6 +33,7 @@ import json
 import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -280,13 +281,18 @@ def describe(err: BaseException) -> str:
 
 
 def start_http(command: list[str], timeout: float) -> tuple[subprocess.Popen[str], str]:
-    """Start the server over HTTP on a free port; its address, from its standard error."""
+    """Start the server over HTTP on a free port; its address, from its standard error.
+
+    Its standard error is copied to ours, before and after that line, so that
+    the pipe never fills."""
     child = subprocess.Popen([*command, "--http", "127.0.0.1:0"], stderr=subprocess.PIPE, text=True)
     assert child.stderr is not None
     for line in child.stderr:
         sys.stderr.write(line)
         found = re.search(r"listening on (http://\S+)", line)
         if found:
+            stderr = child.stderr
+            threading.Thread(target=lambda: [sys.stderr.write(rest) for rest in stderr], daemon=True).start()
             return child, found.group(1)
     child.wait(timeout)
     raise SystemExit(f"the server ended before it listened (exit {child.returncode})")
@@ -313,8 +319,6 @@ def main() -> int:
         if child is not None:
             child.terminate()
             child.wait(args.timeout)
-            if child.stderr is not None:
-                sys.stderr.write(child.stderr.read())
     return 1 if steps.failures else 0
 
 

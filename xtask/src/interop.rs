@@ -2,17 +2,22 @@
 //! nobody here wrote.
 //!
 //! The Python part: a virtual environment under `target/interop/venv` with
-//! the Python SDK (`mcp` at [`MCP_VERSION`]), a copy of the support desk in
-//! `target/interop/desk` whose `skillmap.json` declares `interop/upstream.py`
-//! as its upstream, and `interop/client.py` running the scenario against
-//! `skillgraph serve` on it, once on each protocol generation (the
-//! initialize handshake, and the SDK's default, the sessionless 2026-07-28
-//! revision); then `interop/skills_parity.py` holds every
+//! the Python SDK (`mcp` at [`MCP_VERSION`]), FastMCP ([`FASTMCP_VERSION`]),
+//! the registry's `mcp-server-time` ([`TIME_SERVER_VERSION`]) and the Agent
+//! Skills reference validator (`skills-ref` at [`SKILLS_REF_VERSION`]); a
+//! copy of the support desk in `target/interop/desk` whose `skillmap.json`
+//! declares `interop/upstream.py` as its upstream. On it, `interop/client.py`
+//! (the SDK) and `interop/fastmcp_client.py` (FastMCP) run the scenario on
+//! each protocol generation (the initialize handshake, and the clients'
+//! default, the sessionless 2026-07-28 revision), over stdio and over
+//! streamable HTTP; `interop/through.py` calls mcp-server-time through
+//! `serve` the same four ways; then `interop/skills_parity.py` holds every
 //! fixture collection's skills (`crates/skillgraph-cli/tests/collections`)
-//! to the Agent Skills reference validator (`skills-ref` at
-//! [`SKILLS_REF_VERSION`]). The npm part (skipped with `--python-only`, or
-//! when npm is not on PATH): the MCP inspector's CLI lists the tools and calls
-//! `lookup_order` once.
+//! to the reference validator. The npm part (skipped with `--python-only`,
+//! or when npm is not on PATH): the MCP inspector's CLI lists the tools and
+//! calls `lookup_order` once; then, with [`NPM_PACKAGES`] installed under
+//! `target/interop/npm`, server-everything's tools, resources and prompts
+//! are reached through `serve` the four ways.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -28,6 +33,18 @@ const MCP_VERSION: &str = "2.3.0";
 /// The Agent Skills reference validator release the loader's verdicts are
 /// held to.
 const SKILLS_REF_VERSION: &str = "0.1.1";
+/// The FastMCP release whose client runs the scenario beside the SDK's.
+const FASTMCP_VERSION: &str = "4.2.3";
+/// The registry's time server, a real upstream behind `serve`.
+const TIME_SERVER_VERSION: &str = "2026.10.19";
+/// The npm packages installed under `target/interop/npm`: the reference
+/// server with every feature, the conformance suite, and the Node.js the
+/// suite needs (22 or later).
+const NPM_PACKAGES: [&str; 3] = [
+    "@modelcontextprotocol/server-everything@2026.8.31",
+    "@modelcontextprotocol/conformance@0.1.16",
+    "node@22.23.3",
+];
 /// The inspector release whose CLI is run.
 const INSPECTOR: &str = "@modelcontextprotocol/inspector@2.12.0";
 /// The oldest Python the SDK supports.
@@ -69,6 +86,13 @@ pub fn run_all(root: &Path, args: &[String]) -> Result<ExitCode> {
         "xtask: the inspector passed in {:.1} s",
         started.elapsed().as_secs_f64()
     );
+    let started = Instant::now();
+    let bin = npm_packages(root)?;
+    everything(root, &bin, &desk)?;
+    println!(
+        "xtask: server-everything behind serve passed in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -76,6 +100,8 @@ pub fn run_all(root: &Path, args: &[String]) -> Result<ExitCode> {
 struct Desk {
     skillgraph: String,
     folder: String,
+    /// The venv's Python, with the SDK.
+    python: String,
 }
 
 fn python_part(root: &Path) -> Result<Desk> {
@@ -102,6 +128,7 @@ fn python_part(root: &Path) -> Result<Desk> {
                 .join(format!("skillgraph{}", std::env::consts::EXE_SUFFIX)),
         )?,
         folder: text(&folder)?,
+        python: text(&python)?,
     };
     let client = text(&root.join("interop").join("client.py"))?;
     // Both protocol generations (SPEC §9.1): the initialize handshake, and
@@ -122,8 +149,156 @@ fn python_part(root: &Path) -> Result<Desk> {
             }
         }
     }
+    let fastmcp = text(&root.join("interop").join("fastmcp_client.py"))?;
+    for transport in ["stdio", "http"] {
+        for mode in ["legacy", "auto"] {
+            let mut args = vec![fastmcp.as_str(), "--mode", mode];
+            if transport == "http" {
+                args.push("--http");
+            }
+            args.extend(["--", &desk.skillgraph, "serve", &desk.folder]);
+            println!("xtask: the FastMCP client, {mode} mode, over {transport}");
+            if run(root, &text(&python)?, &args)?.is_some() {
+                bail!(
+                    "the FastMCP client's {mode} scenario over {transport} failed (its FAIL lines above say where)"
+                );
+            }
+        }
+    }
+    time_server(root, &python, &desk.skillgraph)?;
     skills_parity(root, &python, &desk.skillgraph)?;
     Ok(desk)
+}
+
+/// A map whose one skill, `name`, carries every tool of the upstream
+/// `server` (`allowed-tools: mcp__SERVER__*`), started as `command`.
+fn registry_map(folder: &Path, server: &str, command: Value, description: &str) -> Result<()> {
+    if folder.exists() {
+        std::fs::remove_dir_all(folder)
+            .with_context(|| format!("cannot clear {}", folder.display()))?;
+    }
+    let skill = folder.join("skills").join(server);
+    std::fs::create_dir_all(&skill)
+        .with_context(|| format!("cannot create {}", skill.display()))?;
+    let body = format!(
+        "---\nname: {server}\ndescription: {description}\nallowed-tools: mcp__{server}__*\n---\nUse the {server} server's tools.\n"
+    );
+    std::fs::write(skill.join("SKILL.md"), body)?;
+    let map = json!({"mcpServers": {server: command}, "entries": [server]});
+    std::fs::write(
+        folder.join("skillmap.json"),
+        serde_json::to_string_pretty(&map)?,
+    )?;
+    Ok(())
+}
+
+/// `interop/through.py` on `serve MAP`: one upstream tool called through
+/// it, on both generations, over stdio and HTTP.
+fn through(root: &Path, python: &str, skillgraph: &str, map: &Path, check: &[&str]) -> Result<()> {
+    let script = text(&root.join("interop").join("through.py"))?;
+    let map = text(map)?;
+    for transport in ["stdio", "http"] {
+        for mode in ["legacy", "auto"] {
+            let mut args = vec![script.as_str(), "--mode", mode];
+            args.extend_from_slice(check);
+            if transport == "http" {
+                args.push("--http");
+            }
+            args.extend(["--", skillgraph, "serve", &map]);
+            println!("xtask: through serve, {mode} mode, over {transport}");
+            if run(root, python, &args)?.is_some() {
+                bail!(
+                    "a call through serve failed ({mode} mode, over {transport}; its FAIL lines above say where)"
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Install [`NPM_PACKAGES`] under `target/interop/npm` unless they are
+/// there; the folder of their programs (`node_modules/.bin`).
+fn npm_packages(root: &Path) -> Result<PathBuf> {
+    let folder = target_dir(root).join("interop").join("npm");
+    let bin = folder.join("node_modules").join(".bin");
+    let stamp = folder.join("installed");
+    let wanted = NPM_PACKAGES.join("\n");
+    if std::fs::read_to_string(&stamp).ok().as_deref() != Some(wanted.as_str()) {
+        std::fs::create_dir_all(&folder)
+            .with_context(|| format!("cannot create {}", folder.display()))?;
+        let mut args = vec!["install", "--no-audit", "--no-fund", "--prefix", "."];
+        args.extend(NPM_PACKAGES);
+        println!("$ npm {} (in {})", args.join(" "), folder.display());
+        let status = Command::new("npm")
+            .args(&args)
+            .current_dir(&folder)
+            .status()
+            .context("npm could not start: reinstall Node.js and retry")?;
+        if !status.success() {
+            bail!(
+                "npm could not install {}: check that the npm registry is reachable, or delete {} and retry",
+                NPM_PACKAGES.join(", "),
+                folder.display()
+            );
+        }
+        std::fs::write(&stamp, wanted)?;
+    }
+    Ok(bin)
+}
+
+/// The npm registry's server-everything behind `serve`: a tool, its
+/// resources and its prompts through `serve`, both generations, both
+/// transports.
+fn everything(root: &Path, bin: &Path, desk: &Desk) -> Result<()> {
+    let folder = target_dir(root).join("interop").join("everything");
+    registry_map(
+        &folder,
+        "everything",
+        json!({"command": text(&bin.join("node"))?, "args": [text(&bin.join("mcp-server-everything"))?]}),
+        "Try every feature of the reference MCP server. Use to exercise a client.",
+    )?;
+    through(
+        root,
+        &desk.python,
+        &desk.skillgraph,
+        &folder,
+        &[
+            "--tool",
+            "echo",
+            "--args",
+            r#"{"message": "through serve"}"#,
+            "--contains",
+            "through serve",
+            "--resources",
+            "--prompts",
+        ],
+    )
+}
+
+/// The registry's `mcp-server-time` behind `serve`.
+fn time_server(root: &Path, python: &Path, skillgraph: &str) -> Result<()> {
+    let folder = target_dir(root).join("interop").join("time");
+    let bin = python.with_file_name(format!("mcp-server-time{}", std::env::consts::EXE_SUFFIX));
+    registry_map(
+        &folder,
+        "time",
+        json!({"command": text(&bin)?}),
+        "Tell the time in any zone. Use when the user asks what time it is.",
+    )?;
+    through(
+        root,
+        &text(python)?,
+        skillgraph,
+        &folder,
+        &[
+            "--tool",
+            "get_current_time",
+            "--args",
+            r#"{"timezone": "UTC"}"#,
+            "--contains",
+            "datetime",
+        ],
+    )
 }
 
 /// The reference validator beside `skillgraph check` on every fixture
@@ -178,16 +353,20 @@ fn ensure_venv(root: &Path, venv: &Path) -> Result<PathBuf> {
     let installed = Command::new(&python)
         .args([
             "-c",
-            "import importlib.metadata as m; print(m.version('mcp'), m.version('skills-ref'))",
+            "import importlib.metadata as m; print(*(m.version(p) for p in ['mcp', 'skills-ref', 'fastmcp', 'mcp-server-time']))",
         ])
         .output()
         .is_ok_and(|out| {
             String::from_utf8_lossy(&out.stdout).trim()
-                == format!("{MCP_VERSION} {SKILLS_REF_VERSION}")
+                == format!(
+                    "{MCP_VERSION} {SKILLS_REF_VERSION} {FASTMCP_VERSION} {TIME_SERVER_VERSION}"
+                )
         });
     if !installed {
         let mcp = format!("mcp=={MCP_VERSION}");
         let skills_ref = format!("skills-ref=={SKILLS_REF_VERSION}");
+        let fastmcp = format!("fastmcp=={FASTMCP_VERSION}");
+        let time = format!("mcp-server-time=={TIME_SERVER_VERSION}");
         let args = [
             "-m",
             "pip",
@@ -196,10 +375,12 @@ fn ensure_venv(root: &Path, venv: &Path) -> Result<PathBuf> {
             "--quiet",
             &mcp,
             &skills_ref,
+            &fastmcp,
+            &time,
         ];
         if run(root, &python_text, &args)?.is_some() {
             bail!(
-                "pip could not install {mcp} and {skills_ref}: check that PyPI is reachable, or delete {} and retry",
+                "pip could not install {mcp}, {skills_ref}, {fastmcp} and {time}: check that PyPI is reachable, or delete {} and retry",
                 venv.display()
             );
         }

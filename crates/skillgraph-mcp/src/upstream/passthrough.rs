@@ -15,7 +15,7 @@ use rmcp::ErrorData;
 use rmcp::model::{
     CallToolResult, CompleteRequestParams, CompleteResult, ContentBlock, GetPromptRequestParams,
     GetPromptResult, Prompt, ReadResourceRequestParams, ReadResourceResult, Reference, Resource,
-    ResourceContents, ResourceTemplate, ServerCapabilities, SetLevelRequestParams,
+    ResourceContents, ResourceTemplate, ResultType, ServerCapabilities, SetLevelRequestParams,
     SubscribeRequestParams, UnsubscribeRequestParams,
 };
 use rmcp::service::ServiceError;
@@ -187,8 +187,9 @@ impl Upstreams {
         for index in candidates {
             let upstream = &self.servers[index];
             match upstream.client.peer().read_resource(params.clone()).await {
-                Ok(result) => {
+                Ok(mut result) => {
                     self.remember_uri(&params.uri, index);
+                    result.result_type.get_or_insert(ResultType::COMPLETE);
                     return Some(Ok(result));
                 }
                 Err(err) => last = Some(relay_error(upstream, "resources/read", err)),
@@ -253,6 +254,10 @@ impl Upstreams {
             .peer()
             .get_prompt(params)
             .await
+            .map(|mut result| {
+                result.result_type.get_or_insert(ResultType::COMPLETE);
+                result
+            })
             .map_err(|err| relay_error(upstream, "prompts/get", err))
     }
 
@@ -271,7 +276,9 @@ impl Upstreams {
             _ => None,
         };
         let Some(index) = owner else {
-            return Ok(CompleteResult::default());
+            let mut nothing = CompleteResult::default();
+            nothing.result_type = Some(ResultType::COMPLETE);
+            return Ok(nothing);
         };
         let upstream = &self.servers[index];
         upstream
@@ -279,6 +286,10 @@ impl Upstreams {
             .peer()
             .complete(params)
             .await
+            .map(|mut result| {
+                result.result_type.get_or_insert(ResultType::COMPLETE);
+                result
+            })
             .map_err(|err| relay_error(upstream, "completion/complete", err))
     }
 
