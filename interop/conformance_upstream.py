@@ -73,19 +73,23 @@ LOG_LEVELS: list[types.LoggingLevel] = ["debug", "info", "notice", "warning", "e
 
 
 def text(value: str) -> types.TextContent:
+    """A text content block."""
     return types.TextContent(type="text", text=value)
 
 
 def image() -> types.ImageContent:
+    """The one-pixel PNG as an image content block."""
     return types.ImageContent(type="image", data=PNG_PIXEL, mime_type="image/png")
 
 
 def embedded(uri: str, mime_type: str, body: str) -> types.EmbeddedResource:
+    """A text resource embedded in a result or a prompt message."""
     contents = types.TextResourceContents(uri=uri, mime_type=mime_type, text=body)
     return types.EmbeddedResource(type="resource", resource=contents)
 
 
 def answer(*content: types.ContentBlock, is_error: bool = False) -> types.CallToolResult:
+    """A tool result holding the given content blocks."""
     return types.CallToolResult(content=list(content), is_error=is_error)
 
 
@@ -103,7 +107,9 @@ class State:
     async def log(self, ctx: Context, level: types.LoggingLevel, message: str) -> None:
         """Send a log notification on the request's stream, unless it is below the threshold."""
         if LOG_LEVELS.index(level) >= LOG_LEVELS.index(self.log_level):
-            await ctx.session.send_log_message(level, message, logger="conformance-upstream", related_request_id=ctx.request_id)
+            await ctx.session.send_log_message(
+                level, message, logger="conformance-upstream", related_request_id=ctx.request_id
+            )
 
 
 STATE = State()
@@ -121,6 +127,7 @@ def tool(name: str, description: str, schema: dict[str, Any] = NO_ARGUMENTS) -> 
 
 
 def client_can(ctx: Context, capability: types.ClientCapabilities) -> bool:
+    """Whether the client declared the capability at initialization."""
     return ctx.session.check_client_capability(capability)
 
 
@@ -309,6 +316,7 @@ async def json_schema_2020_12(ctx: Context, arguments: dict[str, Any]) -> types.
 
 @tool("test_reconnection", "Closes its SSE stream before answering, so the client must reconnect to get the answer.")
 async def reconnection(ctx: Context, arguments: dict[str, Any]) -> types.CallToolResult:
+    """Close the POST stream (HTTP at 2025-11-25 and later only), then answer once the client has reconnected."""
     if ctx.close_sse_stream is not None:
         await ctx.close_sse_stream()
         await anyio.sleep(0.2)
@@ -369,6 +377,7 @@ async def list_tools(ctx: Context, params: types.PaginatedRequestParams | None) 
 
 
 async def call_tool(ctx: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
+    """Run the named tool, or fail with invalid params for an unknown name."""
     if params.name not in TOOLS:
         raise MCPError(INVALID_PARAMS, f"Unknown tool: {params.name}")
     _, handler = TOOLS[params.name]
@@ -386,6 +395,7 @@ async def list_resource_templates(
 
 
 async def read_resource(ctx: Context, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+    """Read a static resource, or the template's JSON for `test://template/{id}/data`."""
     uri = str(params.uri)
     if uri in STATIC_RESOURCES:
         return types.ReadResourceResult(contents=[STATIC_RESOURCES[uri][1]])
@@ -409,6 +419,7 @@ async def unsubscribe(ctx: Context, params: types.UnsubscribeRequestParams) -> t
 
 
 def argument(name: str, description: str) -> types.PromptArgument:
+    """A required prompt argument."""
     return types.PromptArgument(name=name, description=description, required=True)
 
 
@@ -430,6 +441,7 @@ ARG1_SUGGESTIONS = ["test", "testing", "tested", "paris", "park", "party"]
 
 
 def user(content: types.ContentBlock) -> types.PromptMessage:
+    """A prompt message from the user."""
     return types.PromptMessage(role="user", content=content)
 
 
@@ -460,10 +472,10 @@ async def get_prompt(ctx: Context, params: types.GetPromptRequestParams) -> type
 
 async def complete(ctx: Context, params: types.CompleteRequestParams) -> types.CompleteResult:
     """Suggest values for `arg1` of `test_prompt_with_arguments` that start with what was typed."""
+    ref, typed = params.ref, params.argument
     values: list[str] = []
-    ref = params.ref
-    if isinstance(ref, types.PromptReference) and ref.name == "test_prompt_with_arguments" and params.argument.name == "arg1":
-        values = [value for value in ARG1_SUGGESTIONS if value.startswith(params.argument.value)]
+    if isinstance(ref, types.PromptReference) and ref.name == "test_prompt_with_arguments" and typed.name == "arg1":
+        values = [value for value in ARG1_SUGGESTIONS if value.startswith(typed.value)]
     return types.CompleteResult(completion=types.Completion(values=values, total=len(values), has_more=False))
 
 
@@ -473,6 +485,7 @@ async def set_logging_level(ctx: Context, params: types.SetLevelRequestParams) -
 
 
 def server() -> Server[Any]:
+    """The low-level server with every handler the scenarios call."""
     return Server(
         "conformance-upstream",
         version="1.0.0",
@@ -515,6 +528,7 @@ class MemoryEventStore(EventStore):
 
 
 async def serve_stdio() -> None:
+    """Serve one client over standard input and output."""
     app = server()
     async with stdio_server() as (read_stream, write_stream):
         await app.run(read_stream, write_stream, app.create_initialization_options())
@@ -525,13 +539,14 @@ async def serve_http(host: str, port: int) -> None:
     app = server().streamable_http_app(host=host, event_store=MemoryEventStore(), retry_interval=500)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.create_server((host, port), family=family)
-    http = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    http = uvicorn.Server(uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1))
     async with anyio.create_task_group() as tasks:
         tasks.start_soon(http.serve, [sock])
         while not http.started:
             await anyio.sleep(0.01)
         shown = f"[{host}]" if ":" in host else host
-        print(f"conformance-upstream: listening on http://{shown}:{sock.getsockname()[1]}/mcp", file=sys.stderr, flush=True)
+        url = f"http://{shown}:{sock.getsockname()[1]}/mcp"
+        print(f"conformance-upstream: listening on {url}", file=sys.stderr, flush=True)
 
 
 def address(value: str) -> tuple[str, int]:

@@ -17,7 +17,9 @@
 //! or when npm is not on PATH): the MCP inspector's CLI lists the tools and
 //! calls `lookup_order` once; then, with [`NPM_PACKAGES`] installed under
 //! `target/interop/npm`, server-everything's tools, resources and prompts
-//! are reached through `serve` the four ways.
+//! are reached through `serve` the four ways, and the official conformance
+//! suite's server scenarios run against `serve --http` in front of
+//! `interop/conformance_upstream.py` (`mcp_suite.rs`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -91,6 +93,18 @@ pub fn run_all(root: &Path, args: &[String]) -> Result<ExitCode> {
     everything(root, &bin, &desk)?;
     println!(
         "xtask: server-everything behind serve passed in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    let started = Instant::now();
+    crate::mcp_suite::against_serve(
+        root,
+        &bin,
+        &desk.python,
+        &desk.skillgraph,
+        &target_dir(root).join("interop").join("conformance"),
+    )?;
+    println!(
+        "xtask: the conformance suite passed in {:.1} s",
         started.elapsed().as_secs_f64()
     );
     Ok(ExitCode::SUCCESS)
@@ -558,7 +572,7 @@ fn answers(root: &Path, program: &str, args: &[&str]) -> bool {
 }
 
 /// A path as the UTF-8 text a command line takes.
-fn text(path: &Path) -> Result<String> {
+pub(crate) fn text(path: &Path) -> Result<String> {
     path.to_str().map(str::to_owned).with_context(|| {
         format!(
             "{} is not UTF-8; move the checkout to a UTF-8 path",

@@ -9,20 +9,22 @@
 //!   (installing cargo-deny with `cargo install --locked` when it is
 //!   missing; its `bans` hold the crate layering, and keep clap and rmcp out
 //!   of every library below the binary and the server), then the fence,
-//!   tidy and codes checks below, then the Python part of `cargo xtask interop`
-//!   (failing, never skipping, when Python is missing).
+//!   tidy and codes checks below, then `cargo xtask interop` (failing, never
+//!   skipping, when Python is missing; its npm part is skipped, saying so,
+//!   when npm is not on PATH).
 //! - `cargo xtask fence` — the layering rules of SPEC §1: each pure library
 //!   crate depends only on what its layer allows, and does no I/O, printing
 //!   or global state.
 //! - `cargo xtask tidy` — every Rust file opens with a `//!` doc; every crate
 //!   opts into the workspace lints; every source file of a crate is named in
 //!   that crate's section of the code map in `docs/architecture.md`.
-//! - `cargo xtask interop [--python-only]` — `skillgraph serve` on the
-//!   support desk against clients and an upstream nobody here wrote: a venv
-//!   in `target/interop/venv` with the Python SDK, `interop/client.py`
-//!   running the scenario with `interop/upstream.py` as the upstream, then,
-//!   when npm is on PATH, the MCP inspector's CLI (`tools/list`, one
-//!   `tools/call`).
+//! - `cargo xtask interop [--python-only]` — `skillgraph serve` against
+//!   clients and servers nobody here wrote, on both protocol generations,
+//!   over stdio and HTTP: the Python SDK's and FastMCP's clients on the
+//!   support desk, mcp-server-time through `serve`, the reference validator's
+//!   verdicts; then, when npm is on PATH, the MCP inspector's CLI,
+//!   server-everything through `serve`, and the official conformance suite
+//!   against `serve --http` (see `interop.rs`).
 //! - `cargo xtask codes` — the error-code registry: every code the crates
 //!   define has one row in `docs/errors.md` (its meaning, its exit code, the
 //!   types that define it), and the binary exits with one code for each.
@@ -46,6 +48,7 @@ mod codes;
 mod fence;
 mod fuzz;
 mod interop;
+mod mcp_suite;
 mod release;
 mod tidy;
 
@@ -61,7 +64,7 @@ const USAGE: &str = "usage: cargo xtask <ci|fence|tidy|codes|fuzz|interop|releas
   tidy                             check module docs, manifest lints and the code map
   codes                            check that every error code has one row in docs/errors.md
   fuzz [--seconds N] [TARGET...]   run each fuzz target for N seconds (default 60)
-  interop [--python-only]          run `skillgraph serve` against the Python SDK's client and upstream, then the MCP inspector
+  interop [--python-only]          run `skillgraph serve` against real MCP clients and servers (Python, then npm) and the conformance suite
   release [--execute]              check and package the crates for publishing (a dry run unless --execute)
   bump X.Y.Z                       set the version everywhere";
 
@@ -186,9 +189,8 @@ pub(crate) fn ci(root: &Path) -> Result<ExitCode> {
             return Ok(code);
         }
     }
-    println!("$ cargo xtask interop --python-only");
-    interop::run_all(root, &["--python-only".to_owned()])
-        .context("`cargo xtask interop --python-only` failed")?;
+    println!("$ cargo xtask interop");
+    interop::run_all(root, &[]).context("`cargo xtask interop` failed")?;
     println!("xtask: ci passed");
     Ok(ExitCode::SUCCESS)
 }

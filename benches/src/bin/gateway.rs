@@ -1,30 +1,50 @@
-//! `gateway`: what `skillgraph serve` adds to a tool call. One rmcp client
-//! makes 2,000 calls of a trivial upstream tool (`lookup_order` for an order
-//! that routes nowhere) straight to `desk-upstream`, then 2,000 through
-//! `skillgraph serve` in front of it, in one run, and prints p50 and p99 each
-//! way. It also times the session's own work per call (observe, resolve,
-//! record) in-process, as a share of what `serve` adds.
+//! `gateway`: what `skillgraph serve` adds to a tool call (SPEC §9.9).
+//!
+//! Over stdio: one rmcp client straight to `desk-upstream` and one through
+//! `skillgraph serve` in front of it, calls of a trivial upstream tool
+//! (`lookup_order` for an order that routes nowhere) interleaved, direct
+//! then through, so that both ways see the same machine at the same
+//! moment; p50 and p99 each way. Over HTTP: `desk-upstream --http`, and
+//! `serve --http` in front of that very upstream (by `url`), with 1 and
+//! then 64 runs (one handshake session each) calling at once, each run
+//! interleaving its direct and its proxied calls. It also times the
+//! session's own work per call (observe, resolve, record) in-process, and
+//! counts the bytes an idle served run holds beyond the shared graph (its
+//! run and its record's first lines), with this binary's allocator.
 //!
 //! Build first, in release: `cargo build --release -p skillgraph-cli -p
 //! desk-upstream -p skill-benches`, then `target/release/gateway [CALLS]`.
 //! The binaries are looked up beside this one.
 
+use std::alloc::System;
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{RoleClient, RunningService};
-use rmcp::transport::TokioChildProcess;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::{Value, json};
 use skill_core::ToolResult;
-use skill_session::{Graph, Posture, Session};
+use skill_session::{Graph, Posture, Run, Session, SessionConfig};
+use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
+
+#[global_allocator]
+static ALLOCATOR: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
 /// Calls made before timing, each way.
 const WARM_UP: usize = 200;
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// The runs calling at once in the second HTTP measurement.
+const CONCURRENT: usize = 64;
+
+type Client = RunningService<RoleClient, ()>;
+type Failure = Box<dyn std::error::Error + Send + Sync>;
+
+fn main() -> Result<(), Failure> {
     let calls: usize = match std::env::args().nth(1) {
         Some(text) => text
             .parse()
@@ -36,49 +56,198 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let upstream_bin = sibling(&here, "desk-upstream")?;
     let desk = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/support-desk");
     let data = desk.join("upstream/data.json");
-    let map_dir = served_desk(&desk, &upstream_bin, &data)?;
+    let stdio_map = served_desk(
+        &desk,
+        "stdio",
+        json!({"desk": {"command": upstream_bin, "args": ["--data", data]}}),
+    )?;
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?;
+    println!("gateway: lookup_order, direct and through serve interleaved (µs)");
     let (direct, through) = runtime.block_on(async {
         let mut upstream = tokio::process::Command::new(&upstream_bin);
         upstream.arg("--data").arg(&data);
-        let direct = time_calls(upstream, calls).await?;
+        let direct: Client = ().serve(TokioChildProcess::new(upstream)?).await?;
         let mut serve = tokio::process::Command::new(&serve_bin);
-        serve.arg("serve").arg(&map_dir);
-        let through = time_calls(serve, calls).await?;
-        Ok::<_, Box<dyn std::error::Error>>((direct, through))
+        serve.arg("serve").arg(&stdio_map);
+        let through: Client = ().serve(TokioChildProcess::new(serve)?).await?;
+        let times = interleaved(&direct, &through, calls).await?;
+        direct.cancel().await?;
+        through.cancel().await?;
+        Ok::<_, Failure>(times)
     })?;
-    let session = session_work(&map_dir, calls)?;
+    let added = report("stdio, 1 run", calls, &direct, &through, Some(0.4));
 
-    let (d50, d99) = (percentile(&direct, 50), percentile(&direct, 99));
-    let (t50, t99) = (percentile(&through, 50), percentile(&through, 99));
-    let added = t50.saturating_sub(d50);
-    println!("gateway: {calls} calls of lookup_order each way (µs)");
+    // HTTP: one upstream, reached directly and through serve by its url.
+    let (mut upstream, upstream_url) =
+        listening(std::process::Command::new(&upstream_bin).args([
+            "--data".as_ref(),
+            data.as_os_str(),
+            "--http".as_ref(),
+            "127.0.0.1:0".as_ref(),
+        ]))?;
+    let http_map = served_desk(&desk, "http", json!({"desk": {"url": upstream_url}}))?;
+    let (mut serve, serve_url) = listening(
+        std::process::Command::new(&serve_bin)
+            .arg("serve")
+            .arg(&http_map)
+            .args(["--http", "127.0.0.1:0"]),
+    )?;
+    for runs in [1, CONCURRENT] {
+        let per_run = (calls / runs).max(50);
+        let (direct, through) =
+            runtime.block_on(concurrent(&upstream_url, &serve_url, runs, per_run))?;
+        report(
+            &format!("HTTP, {runs} run(s) at once"),
+            per_run * runs,
+            &direct,
+            &through,
+            None,
+        );
+    }
+    let _ = serve.kill();
+    let _ = upstream.kill();
+
+    let session = session_work(&stdio_map, calls)?;
     println!(
-        "direct   p50 {:>8.1}  p99 {:>8.1}",
-        micros(d50),
-        micros(d99)
-    );
-    println!(
-        "through  p50 {:>8.1}  p99 {:>8.1}",
-        micros(t50),
-        micros(t99)
-    );
-    println!(
-        "p50 through / direct = {:.2} (goal ≤ 2.2); p99 ratio {:.2}",
-        t50.as_secs_f64() / d50.as_secs_f64(),
-        t99.as_secs_f64() / d99.as_secs_f64()
-    );
-    println!(
-        "session work per call (observe, resolve, record): p50 {:.2} µs = {:.2}% of the {:.1} µs serve adds at p50 (goal < 5%)",
+        "session work per call (observe, resolve, record): p50 {:.2} µs = {:.2}% of the {:.1} µs serve adds at p50 on stdio (goal < 5%)",
         micros(percentile(&session, 50)),
         100.0 * percentile(&session, 50).as_secs_f64() / added.as_secs_f64().max(f64::MIN_POSITIVE),
         micros(added)
     );
+    println!(
+        "an idle served run holds {} bytes beyond the shared graph (goal ≤ 4096)",
+        idle_run_bytes(&stdio_map)?
+    );
     Ok(())
+}
+
+/// Print one way's figures; what serve adds at p50.
+fn report(
+    label: &str,
+    calls: usize,
+    direct: &[Duration],
+    through: &[Duration],
+    goal_ms: Option<f64>,
+) -> Duration {
+    let (d50, d99) = (percentile(direct, 50), percentile(direct, 99));
+    let (t50, t99) = (percentile(through, 50), percentile(through, 99));
+    let added = t50.saturating_sub(d50);
+    let goal = goal_ms.map_or(String::new(), |ms| format!(" (goal ≤ {ms} ms)"));
+    println!("{label}: {calls} calls each way");
+    println!(
+        "  direct   p50 {:>8.1}  p99 {:>8.1}",
+        micros(d50),
+        micros(d99)
+    );
+    println!(
+        "  through  p50 {:>8.1}  p99 {:>8.1}",
+        micros(t50),
+        micros(t99)
+    );
+    println!(
+        "  added at p50: {:.3} ms{goal}; p50 through / direct = {:.2}",
+        added.as_secs_f64() * 1e3,
+        t50.as_secs_f64() / d50.as_secs_f64()
+    );
+    added
+}
+
+/// `calls` pairs of calls, direct then through, after a warm-up of each.
+async fn interleaved(
+    direct: &Client,
+    through: &Client,
+    calls: usize,
+) -> Result<(Vec<Duration>, Vec<Duration>), Failure> {
+    for _ in 0..WARM_UP {
+        direct.call_tool(lookup()).await?;
+        through.call_tool(lookup()).await?;
+    }
+    let (mut direct_times, mut through_times) =
+        (Vec::with_capacity(calls), Vec::with_capacity(calls));
+    for _ in 0..calls {
+        direct_times.push(timed(direct).await?);
+        through_times.push(timed(through).await?);
+    }
+    Ok((direct_times, through_times))
+}
+
+async fn timed(client: &Client) -> Result<Duration, Failure> {
+    let start = Instant::now();
+    let answer = client.call_tool(lookup()).await?;
+    let elapsed = start.elapsed();
+    std::hint::black_box(answer);
+    Ok(elapsed)
+}
+
+/// `runs` runs at once, each a session with the upstream and one with
+/// serve, each making `calls` interleaved pairs.
+async fn concurrent(
+    upstream: &str,
+    serve: &str,
+    runs: usize,
+    calls: usize,
+) -> Result<(Vec<Duration>, Vec<Duration>), Failure> {
+    let mut tasks = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let (upstream, serve) = (upstream.to_owned(), serve.to_owned());
+        tasks.push(tokio::spawn(async move {
+            let direct: Client = ().serve(StreamableHttpClientTransport::from_uri(upstream)).await?;
+            let through: Client = ().serve(StreamableHttpClientTransport::from_uri(serve)).await?;
+            let times = interleaved(&direct, &through, calls).await?;
+            direct.cancel().await?;
+            through.cancel().await?;
+            Ok::<_, Failure>(times)
+        }));
+    }
+    let (mut direct, mut through) = (Vec::new(), Vec::new());
+    for task in tasks {
+        let (d, t) = task.await??;
+        direct.extend(d);
+        through.extend(t);
+    }
+    Ok((direct, through))
+}
+
+/// Start a server that says `listening on URL` on standard error; it and
+/// its URL.
+fn listening(command: &mut std::process::Command) -> Result<(Child, String), Failure> {
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let stderr = child.stderr.take().ok_or("no standard error")?;
+    let mut lines = BufReader::new(stderr).lines();
+    loop {
+        let Some(line) = lines.next() else {
+            return Err("the server ended before it listened".into());
+        };
+        if let Some(url) = line?.split("listening on ").nth(1) {
+            let url = url.trim().to_owned();
+            std::thread::spawn(move || for _ in lines {});
+            return Ok((child, url));
+        }
+    }
+}
+
+/// The bytes a fresh served run holds beyond the shared graph: its run
+/// and the record's events it keeps for `skillgraph://record` (as
+/// `skillgraph-mcp`'s record keeps them: the events, not their lines).
+fn idle_run_bytes(map_dir: &Path) -> Result<isize, Failure> {
+    let loaded = skillgraph::load(map_dir)?;
+    let graph = Arc::new(Graph::new(loaded.map)?);
+    let region = Region::new(ALLOCATOR);
+    let mut run = Box::new(Run::new(Arc::clone(&graph), SessionConfig::default()));
+    let mut record = Vec::new();
+    record.extend(run.take_events());
+    let change = region.change();
+    drop((run, record));
+    Ok(change.bytes_allocated as isize + change.bytes_reallocated
+        - change.bytes_deallocated as isize)
 }
 
 fn sibling(here: &Path, name: &str) -> Result<PathBuf, String> {
@@ -93,18 +262,15 @@ fn sibling(here: &Path, name: &str) -> Result<PathBuf, String> {
     }
 }
 
-/// The support desk in a scratch folder, its `mcpServers` running the
-/// release `desk-upstream` directly (not through cargo).
-fn served_desk(
-    desk: &Path,
-    upstream: &Path,
-    data: &Path,
-) -> Result<PathBuf, Box<dyn std::error::Error>> {
-    let dir = std::env::temp_dir().join(format!("skillgraph-gateway-{}", std::process::id()));
+/// The support desk in a scratch folder named `name`, its `mcpServers`
+/// replaced by `servers`.
+fn served_desk(desk: &Path, name: &str, servers: Value) -> Result<PathBuf, Failure> {
+    let dir =
+        std::env::temp_dir().join(format!("skillgraph-gateway-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     let mut map: Value =
         serde_json::from_str(&std::fs::read_to_string(desk.join("skillmap.json"))?)?;
-    map["mcpServers"] = json!({"desk": {"command": upstream, "args": ["--data", data]}});
+    map["mcpServers"] = servers;
     std::fs::write(dir.join("skillmap.json"), map.to_string())?;
     let skills = dir.join("skills");
     for entry in std::fs::read_dir(desk.join("skills"))? {
@@ -124,29 +290,9 @@ fn lookup() -> CallToolRequestParams {
     params
 }
 
-/// Each call's latency over one connection to `command`, after a warm-up.
-async fn time_calls(
-    command: tokio::process::Command,
-    calls: usize,
-) -> Result<Vec<Duration>, Box<dyn std::error::Error>> {
-    let client: RunningService<RoleClient, ()> = ().serve(TokioChildProcess::new(command)?).await?;
-    for _ in 0..WARM_UP {
-        client.call_tool(lookup()).await?;
-    }
-    let mut times = Vec::with_capacity(calls);
-    for _ in 0..calls {
-        let start = Instant::now();
-        let answer = client.call_tool(lookup()).await?;
-        times.push(start.elapsed());
-        std::hint::black_box(answer);
-    }
-    client.cancel().await?;
-    Ok(times)
-}
-
 /// What `serve` does per call beyond MCP: observe the answer, end the
 /// iteration (route resolution) and write the record's lines.
-fn session_work(map_dir: &Path, calls: usize) -> Result<Vec<Duration>, Box<dyn std::error::Error>> {
+fn session_work(map_dir: &Path, calls: usize) -> Result<Vec<Duration>, Failure> {
     let loaded = skillgraph::load(map_dir)?;
     let graph = Arc::new(Graph::new(loaded.map)?);
     let mut session = Session::new(graph, Posture::Assist, Vec::new());

@@ -411,7 +411,7 @@ pub struct HttpArgs {
     /// A Host header to accept (repeatable; default: localhost, 127.0.0.1, ::1).
     #[arg(long, value_name = "HOST", requires = "http")]
     allowed_host: Vec<String>,
-    /// A browser Origin to accept, with its scheme (repeatable; default: none, so a request with an Origin header is refused).
+    /// A browser Origin to accept, with its scheme (repeatable; default: the loopback origins, http or https on any port; a page from anywhere else is refused).
     #[arg(long, value_name = "ORIGIN", requires = "http")]
     allowed_origin: Vec<String>,
     /// The largest request body accepted, in bytes (413 beyond it).
@@ -435,7 +435,9 @@ impl HttpArgs {
         if !self.allowed_host.is_empty() {
             config.allowed_hosts = self.allowed_host;
         }
-        config.allowed_origins = self.allowed_origin;
+        if !self.allowed_origin.is_empty() {
+            config.allowed_origins = self.allowed_origin;
+        }
         config.max_body = self.max_body;
         config.auth_tokens = self.auth_tokens;
         config.run_ttl = self.run_ttl;

@@ -614,7 +614,10 @@ impl ServerHandler for Gateway {
             Ok(found) => found,
             Err(answer) => return Ok(CallToolResponse::Complete(answer)),
         };
-        self.hub.upstreams.relay().set_client(&context.peer);
+        self.hub
+            .upstreams
+            .relay()
+            .set_client(&context.peer, &context.id);
         let (mut answer, changed) = match name.as_ref() {
             "read_skill" => read(&slot, request.arguments.as_ref(), generation)?,
             "list_skills" => (list_skills(&slot, request.arguments, generation)?, false),
@@ -624,7 +627,10 @@ impl ServerHandler for Gateway {
                     // Boxed: the forwarded call's future is large, and rmcp
                     // moves this handler's future into a task of its own per
                     // request.
-                    let progress = context.meta.get_progress_token();
+                    let progress = context
+                        .meta
+                        .get_progress_token()
+                        .map(|token| (token, context.peer.clone()));
                     let call = Box::pin(self.hub.upstreams.call(name, request.arguments, progress));
                     let outcome = tokio::select! {
                         outcome = call => Some(outcome),
@@ -783,7 +789,10 @@ impl ServerHandler for Gateway {
         request: SetLevelRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.hub.upstreams.relay().set_client(&context.peer);
+        self.hub
+            .upstreams
+            .relay()
+            .set_client(&context.peer, &context.id);
         self.hub.upstreams.set_level(request).await
     }
 
@@ -793,7 +802,10 @@ impl ServerHandler for Gateway {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.hub.upstreams.relay().set_client(&context.peer);
+        self.hub
+            .upstreams
+            .relay()
+            .set_client(&context.peer, &context.id);
         self.hub.upstreams.subscribe(request).await
     }
 

@@ -45,8 +45,9 @@ pub struct HttpConfig {
     /// The `Host` names (or `host:port` authorities) accepted
     /// (`--allowed-host`); the loopback names by default.
     pub allowed_hosts: Vec<String>,
-    /// The browser origins accepted (`--allowed-origin`): none by default,
-    /// so a request with an `Origin` header is refused unless it is listed.
+    /// The browser origins accepted (`--allowed-origin`): by default the
+    /// pages of this machine (`http://localhost:*`, `http://127.0.0.1:*`,
+    /// `http://[::1]:*`), so a page from anywhere else is refused.
     pub allowed_origins: Vec<String>,
     /// The largest request body accepted, in bytes (`--max-body`).
     pub max_body: usize,
@@ -59,14 +60,17 @@ pub struct HttpConfig {
 }
 
 impl HttpConfig {
-    /// Listen at `addr` with the defaults: the loopback host names, no
-    /// browser origin, 4 MiB bodies, no tokens, a 24 h time to live, 10,000
-    /// runs.
+    /// Listen at `addr` with the defaults: the loopback host names, the
+    /// loopback origins, 4 MiB bodies, no tokens, a 24 h time to live,
+    /// 10,000 runs.
     pub fn new(addr: SocketAddr) -> Self {
         HttpConfig {
             addr,
             allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
-            allowed_origins: Vec::new(),
+            allowed_origins: ["localhost", "127.0.0.1", "[::1]"]
+                .iter()
+                .flat_map(|host| [format!("http://{host}:*"), format!("https://{host}:*")])
+                .collect(),
             max_body: 4 * 1024 * 1024,
             auth_tokens: None,
             run_ttl: Duration::from_secs(24 * 3600),

@@ -1,7 +1,10 @@
 //! The record of a served session: kept whole for the resource
 //! `skillgraph://record`, and written to `--record FILE` one event a line,
 //! flushed per event. A file that stops taking writes is reported once on
-//! standard error; the record goes on in memory.
+//! standard error; the record goes on in memory. In memory the record is
+//! its events, written out as lines when it is read: a run's `start` event
+//! shares the declared map with the graph, so an idle run holds no copy of
+//! the map's text (SPEC §9.9: at most 4 KiB).
 
 use skillgraph::skill_session::Event;
 
@@ -11,7 +14,7 @@ use skillgraph::RecordWriter;
 /// Where a served session's events go.
 pub(crate) struct RecordSink {
     file: Option<RecordWriter>,
-    text: String,
+    events: Vec<Event>,
 }
 
 impl RecordSink {
@@ -19,16 +22,15 @@ impl RecordSink {
     pub(crate) fn new(file: Option<RecordWriter>) -> Self {
         RecordSink {
             file,
-            text: String::new(),
+            events: Vec::new(),
         }
     }
 
     /// Append `events`.
     pub(crate) fn append(&mut self, events: Vec<Event>) {
         for event in events {
-            let line = event.to_line();
             if let Some(file) = self.file.as_mut()
-                && let Err(failure) = file.write_line(&line)
+                && let Err(failure) = file.write_line(&event.to_line())
             {
                 warn(&format!(
                     "error[{}]: {}; the record goes on in the resource skillgraph://record only",
@@ -37,13 +39,17 @@ impl RecordSink {
                 ));
                 self.file = None;
             }
-            self.text.push_str(&line);
-            self.text.push('\n');
+            self.events.push(event);
         }
     }
 
     /// The whole record, one event a line.
     pub(crate) fn text(&self) -> String {
-        self.text.clone()
+        let mut text = String::new();
+        for event in &self.events {
+            text.push_str(&event.to_line());
+            text.push('\n');
+        }
+        text
     }
 }

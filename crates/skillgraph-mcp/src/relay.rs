@@ -5,6 +5,12 @@
 //! when the client declared the capability, and the client's answer comes
 //! back. `serve` never answers in the user's place: an upstream whose
 //! request the client cannot take gets an error saying so, never a decline.
+//!
+//! Which client: progress goes to the client whose call carries the token.
+//! An upstream's other messages name no call (over stdio nothing ties a
+//! sampling request or a log line to the call it came from), so they go to
+//! the client of the latest request; a request is sent on the stream of
+//! that client's request (over HTTP, the call's own response stream).
 
 // Sampling, roots and logging are deprecated by a revision after 2026-07-28
 // (SEP-2577) and are still what the handshake generation's clients and
@@ -15,12 +21,13 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
-    ElicitRequestParams, ElicitResult, ErrorCode, Implementation, ListRootsResult,
-    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
-    ResourceUpdatedNotificationParam,
+    ClientCapabilities, ClientConfig, ClientResult, CreateMessageRequest,
+    CreateMessageRequestParams, CreateMessageResult, ElicitRequest, ElicitRequestParams,
+    ElicitResult, ErrorCode, GetExtensions, Implementation, ListRootsRequest, ListRootsResult,
+    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, RequestId,
+    ResourceUpdatedNotificationParam, ServerRequest,
 };
-use rmcp::service::{NotificationContext, Peer, RequestContext};
+use rmcp::service::{NotificationContext, OriginatingRequestId, Peer, RequestContext};
 use rmcp::{ClientHandler, ErrorData, RoleClient, RoleServer};
 
 /// The client as the upstream servers reach it, shared by every upstream.
@@ -31,11 +38,18 @@ pub(crate) struct Relay {
 
 #[derive(Default)]
 struct Inner {
-    /// The client's connection, once it has made a request.
-    client: Mutex<Option<Peer<RoleServer>>>,
+    /// The client of the latest request, and that request.
+    client: Mutex<Option<Caller>>,
     /// An upstream call's progress token → the client's token for the same
-    /// call, while the call runs.
-    progress: Mutex<HashMap<ProgressToken, ProgressToken>>,
+    /// call and that client, while the call runs.
+    progress: Mutex<HashMap<ProgressToken, (ProgressToken, Peer<RoleServer>)>>,
+}
+
+/// A client and the request it made.
+#[derive(Clone)]
+struct Caller {
+    peer: Peer<RoleServer>,
+    request: RequestId,
 }
 
 /// The token map entry of one forwarded call, removed when it is dropped.
@@ -53,16 +67,18 @@ impl Drop for ProgressRoute {
 }
 
 impl Relay {
-    /// Remember the client's connection (each request carries it).
-    pub(crate) fn set_client(&self, peer: &Peer<RoleServer>) {
-        if let Ok(mut client) = self.inner.client.lock()
-            && client.is_none()
-        {
-            *client = Some(peer.clone());
+    /// Remember the client of a request, and the request: what the
+    /// upstreams send unasked goes there until the next request.
+    pub(crate) fn set_client(&self, peer: &Peer<RoleServer>, request: &RequestId) {
+        if let Ok(mut client) = self.inner.client.lock() {
+            *client = Some(Caller {
+                peer: peer.clone(),
+                request: request.clone(),
+            });
         }
     }
 
-    fn client(&self) -> Option<Peer<RoleServer>> {
+    fn caller(&self) -> Option<Caller> {
         self.inner
             .client
             .lock()
@@ -70,15 +86,20 @@ impl Relay {
             .and_then(|client| client.clone())
     }
 
+    fn client(&self) -> Option<Peer<RoleServer>> {
+        self.caller().map(|caller| caller.peer)
+    }
+
     /// While the returned route lives, the upstream's progress under
-    /// `upstream` reaches the client under `client`.
+    /// `upstream` reaches `peer` under `client`.
     pub(crate) fn route_progress(
         &self,
         upstream: ProgressToken,
         client: ProgressToken,
+        peer: Peer<RoleServer>,
     ) -> ProgressRoute {
         if let Ok(mut map) = self.inner.progress.lock() {
-            map.insert(upstream.clone(), client);
+            map.insert(upstream.clone(), (client, peer));
         }
         ProgressRoute {
             relay: self.clone(),
@@ -98,7 +119,7 @@ impl Relay {
         server: &str,
         what: &str,
         wanted: impl Fn(&ClientCapabilities) -> bool,
-    ) -> Result<Peer<RoleServer>, ErrorData> {
+    ) -> Result<Caller, ErrorData> {
         let refused = |why: String| {
             Err(ErrorData::new(
                 ErrorCode::METHOD_NOT_FOUND,
@@ -106,11 +127,11 @@ impl Relay {
                 None,
             ))
         };
-        let Some(peer) = self.client() else {
+        let Some(caller) = self.caller() else {
             return refused("no client is connected yet".to_owned());
         };
-        match self.capabilities(&peer) {
-            Some(capabilities) if wanted(&capabilities) => Ok(peer),
+        match self.capabilities(&caller.peer) {
+            Some(capabilities) if wanted(&capabilities) => Ok(caller),
             Some(_) => refused(format!("the client did not declare the {what} capability")),
             None => refused(
                 "the client speaks the sessionless protocol, which takes no request from a server"
@@ -126,6 +147,23 @@ impl Relay {
 pub(crate) struct UpstreamHandler {
     pub(crate) server: String,
     pub(crate) relay: Relay,
+}
+
+/// Send `request` to `caller`'s client on the stream of its request, and
+/// its answer back.
+async fn ask(caller: Caller, mut request: ServerRequest) -> Result<ClientResult, ErrorData> {
+    request
+        .extensions_mut()
+        .insert(OriginatingRequestId(caller.request));
+    relayed(caller.peer.send_request(request).await)
+}
+
+/// The answer a client gave to a relayed request, or why there is none.
+fn unexpected(what: &str) -> ErrorData {
+    ErrorData::internal_error(
+        format!("the client answered the {what} request with something else"),
+        None,
+    )
 }
 
 fn relayed<T>(result: Result<T, rmcp::ServiceError>) -> Result<T, ErrorData> {
@@ -156,20 +194,28 @@ impl ClientHandler for UpstreamHandler {
         params: CreateMessageRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, ErrorData> {
-        let peer = self
+        let caller = self
             .relay
             .client_for(&self.server, "sampling", |c| c.sampling.is_some())?;
-        relayed(peer.create_message(params).await)
+        let request = ServerRequest::CreateMessageRequest(CreateMessageRequest::new(params));
+        match ask(caller, request).await? {
+            ClientResult::CreateMessageResult(result) => Ok(*result),
+            _ => Err(unexpected("sampling")),
+        }
     }
 
     async fn list_roots(
         &self,
         _context: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, ErrorData> {
-        let peer = self
+        let caller = self
             .relay
             .client_for(&self.server, "roots", |c| c.roots.is_some())?;
-        relayed(peer.list_roots().await)
+        let request = ServerRequest::ListRootsRequest(ListRootsRequest::default());
+        match ask(caller, request).await? {
+            ClientResult::ListRootsResult(result) => Ok(result),
+            _ => Err(unexpected("roots")),
+        }
     }
 
     async fn create_elicitation(
@@ -177,10 +223,14 @@ impl ClientHandler for UpstreamHandler {
         request: ElicitRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
-        let peer = self
+        let caller = self
             .relay
             .client_for(&self.server, "elicitation", |c| c.elicitation.is_some())?;
-        relayed(peer.create_elicitation(request).await)
+        let request = ServerRequest::ElicitRequest(ElicitRequest::new(request));
+        match ask(caller, request).await? {
+            ClientResult::ElicitResult(result) => Ok(result),
+            _ => Err(unexpected("elicitation")),
+        }
     }
 
     async fn on_progress(
@@ -188,14 +238,14 @@ impl ClientHandler for UpstreamHandler {
         mut params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        let client_token = self
+        let route = self
             .relay
             .inner
             .progress
             .lock()
             .ok()
             .and_then(|map| map.get(&params.progress_token).cloned());
-        if let (Some(token), Some(peer)) = (client_token, self.relay.client()) {
+        if let Some((token, peer)) = route {
             params.progress_token = token;
             let _ = peer.notify_progress(params).await;
         }

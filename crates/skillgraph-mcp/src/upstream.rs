@@ -10,6 +10,7 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use rmcp::RoleServer;
 use rmcp::ServiceExt;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotification,
@@ -257,7 +258,7 @@ impl Upstreams {
         &self,
         name: &str,
         arguments: Option<JsonObject>,
-        progress: Option<ProgressToken>,
+        progress: Option<(ProgressToken, Peer<RoleServer>)>,
     ) -> Result<CallToolResult, String> {
         let Some((index, _)) = self.tools.get(name) else {
             return Err(format!("no upstream server offers a tool named \"{name}\""));
@@ -275,9 +276,9 @@ impl Upstreams {
             Err(error) => return Err(failure(upstream, name, error)),
         };
         // The upstream's progress reaches the client under its own token.
-        let _progress = progress.map(|token| {
+        let _progress = progress.map(|(token, client)| {
             self.relay
-                .route_progress(handle.progress_token.clone(), token)
+                .route_progress(handle.progress_token.clone(), token, client)
         });
         // Dropped before the answer (at the timeout, or when the client
         // cancels the request it serves), the guard cancels the call upstream.
