@@ -180,6 +180,12 @@ fn python_part(root: &Path) -> Result<Desk> {
         }
     }
     time_server(root, &python, &desk.skillgraph)?;
+    crate::mcp_suite::clashes_refused(
+        root,
+        &desk.python,
+        &desk.skillgraph,
+        &target.join("interop").join("clashes"),
+    )?;
     skills_parity(root, &python, &desk.skillgraph)?;
     Ok(desk)
 }

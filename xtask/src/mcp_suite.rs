@@ -81,6 +81,58 @@ pub fn against_serve(
     Ok(())
 }
 
+/// Two upstreams offering one prompt name and one resource URI (the
+/// conformance upstream twice) are refused at start-up, naming both (SPEC
+/// §9.5).
+pub fn clashes_refused(root: &Path, python: &str, skillgraph: &str, folder: &Path) -> Result<()> {
+    let upstream = crate::interop::text(&root.join("interop").join("conformance_upstream.py"))?;
+    if folder.exists() {
+        std::fs::remove_dir_all(folder)
+            .with_context(|| format!("cannot clear {}", folder.display()))?;
+    }
+    let skill = folder.join("skills").join("suite");
+    std::fs::create_dir_all(&skill)?;
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: suite\ndescription: Both copies of the suite's server.\n---\nNothing to do.\n",
+    )?;
+    let server = json!({"command": python, "args": [upstream]});
+    let map = json!({
+        "entries": ["suite"],
+        "mcpServers": {"first": server, "second": server},
+    });
+    std::fs::write(
+        folder.join("skillmap.json"),
+        serde_json::to_string_pretty(&map)?,
+    )?;
+    println!(
+        "$ {skillgraph} serve {} (two upstreams offering the same prompts and resources)",
+        folder.display()
+    );
+    let output = Command::new(skillgraph)
+        .args(["serve", &crate::interop::text(folder)?])
+        .stdin(Stdio::null())
+        .output()
+        .context("skillgraph serve could not start")?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let named = |what: &str| {
+        stderr.lines().any(|line| {
+            line.contains(&format!("{what} \"")) && line.contains("\"first\" and \"second\"")
+        })
+    };
+    if output.status.code() != Some(2) || !named("prompt") || !named("resource") {
+        bail!(
+            "serve should refuse two upstreams offering one prompt and one resource, naming both (exit 2); it exited {:?}: {}",
+            output.status.code(),
+            stderr.trim()
+        );
+    }
+    println!(
+        "ok  two upstreams offering one prompt name and one resource URI are refused, naming both"
+    );
+    Ok(())
+}
+
 /// `conformance server --url URL` on the suite's own Node.js; each
 /// scenario's verdict from its summary.
 fn suite(root: &Path, bin: &Path, url: &str) -> Result<Verdicts> {

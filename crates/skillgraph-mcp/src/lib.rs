@@ -193,7 +193,14 @@ async fn prepare(
         Upstreams::start(&dir, &loaded.mcp_servers, config.upstream_timeout).await?;
     let mut map = loaded.map;
     expand_tool_patterns(&mut map, &upstreams);
-    refuse_mismatches(&map, &loaded.tools_from_files, &upstreams, &clashes)?;
+    let passthrough = upstreams.passthrough_clashes().await;
+    refuse_mismatches(
+        &map,
+        &loaded.tools_from_files,
+        &upstreams,
+        &clashes,
+        &passthrough,
+    )?;
     let files = skill_files::SkillFiles::gather(&mut map, &[], keep_folders);
     let graph = Graph::with_guards(map, guards).with_catalog_budget(config.catalog_budget);
     let session = SessionConfig {
@@ -426,7 +433,8 @@ fn expand_tool_patterns(map: &mut SkillMap, upstreams: &Upstreams) {
 }
 
 /// Refuse a map whose skills declare a tool no upstream server offers, and
-/// upstream servers that offer one tool name twice. A tool a skill's own
+/// upstream servers that offer one tool name, one prompt name or one
+/// resource URI twice. A tool a skill's own
 /// `SKILL.md` names (`allowed-tools`, written for whatever host runs the
 /// skill: `Read`, `Bash`) is not refused: it is said on standard error, and
 /// never offered.
@@ -435,8 +443,18 @@ fn refuse_mismatches(
     tools_from_files: &[String],
     upstreams: &Upstreams,
     clashes: &[Clash],
+    passthrough: &[(&str, String, [String; 2])],
 ) -> Result<(), ServeError> {
     let mut message = String::new();
+    for (what, name, servers) in passthrough {
+        let _ = writeln!(
+            message,
+            "{what} \"{}\" is offered by two upstream servers, \"{}\" and \"{}\"; a request for it could go to either: remove it from one of them",
+            name.escape_debug(),
+            servers[0],
+            servers[1]
+        );
+    }
     for reserved in ["read_skill", "list_skills"] {
         if let Some(server) = upstreams.server_of(reserved) {
             let _ = writeln!(

@@ -12,6 +12,8 @@
 #![allow(deprecated)]
 
 use rmcp::ErrorData;
+use std::collections::HashMap;
+
 use rmcp::model::{
     CallToolResult, CompleteRequestParams, CompleteResult, ContentBlock, GetPromptRequestParams,
     GetPromptResult, Prompt, ReadResourceRequestParams, ReadResourceResult, Reference, Resource,
@@ -105,6 +107,43 @@ impl Upstreams {
                 _ => {}
             }
         }
+    }
+
+    /// The prompt names and resource URIs two upstreams both offer, each as
+    /// (what, the name or URI, the two servers), listed once at start-up
+    /// (SPEC §9.5: refused, naming both). An upstream whose list fails here
+    /// is left to fail its own requests later.
+    pub(crate) async fn passthrough_clashes(&self) -> Vec<(&'static str, String, [String; 2])> {
+        let mut clashes = Vec::new();
+        let mut prompts: HashMap<String, usize> = HashMap::new();
+        for (index, upstream) in self.offering(|c| c.prompts.is_some()) {
+            let Ok(listed) = upstream.client.peer().list_all_prompts().await else {
+                continue;
+            };
+            for prompt in listed {
+                if let Some(&other) = prompts.get(&prompt.name) {
+                    let servers = [self.servers[other].name.clone(), upstream.name.clone()];
+                    clashes.push(("prompt", prompt.name, servers));
+                } else {
+                    prompts.insert(prompt.name, index);
+                }
+            }
+        }
+        let mut uris: HashMap<String, usize> = HashMap::new();
+        for (index, upstream) in self.offering(|c| c.resources.is_some()) {
+            let Ok(listed) = upstream.client.peer().list_all_resources().await else {
+                continue;
+            };
+            for resource in listed {
+                if let Some(&other) = uris.get(&resource.uri) {
+                    let servers = [self.servers[other].name.clone(), upstream.name.clone()];
+                    clashes.push(("resource", resource.uri.clone(), servers));
+                } else {
+                    uris.insert(resource.uri.clone(), index);
+                }
+            }
+        }
+        clashes
     }
 
     /// Every upstream's resources.
