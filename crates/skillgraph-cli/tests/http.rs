@@ -618,3 +618,64 @@ fn an_mcp_servers_entry_with_both_command_and_url_is_refused_by_name() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_handshake_session_is_invisible_to_another_principal() {
+    let dir = desk_dir("http-session-principals");
+    let tokens = scratch("http", "session-tokens").join("tokens");
+    std::fs::write(
+        &tokens,
+        format!(
+            "ann 2bb80d537b1da3e38bd30361aa855686bde0eacd7162fef6a25fe97bf527a25b\nbob {}\n",
+            sha256_hex("secret-bob")
+        ),
+    )
+    .expect("tokens are written");
+    let served = serve(&dir, &["--auth-tokens", &tokens.display().to_string()]);
+    let addr = served.addr.as_str();
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}
+    }});
+    let opened = post(addr, &[("Authorization", "Bearer secret")], &initialize);
+    assert_eq!(opened.status, 200, "{}", opened.body);
+    let session = opened
+        .head
+        .lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| value.trim().to_owned())
+        })
+        .expect("a session id");
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}});
+    let in_session = |token: &str| {
+        let bearer = format!("Bearer {token}");
+        post(
+            addr,
+            &[
+                ("Authorization", bearer.as_str()),
+                ("Mcp-Session-Id", session.as_str()),
+                ("MCP-Protocol-Version", "2025-06-18"),
+            ],
+            &list,
+        )
+    };
+    let stolen = in_session("secret-bob");
+    assert_eq!(stolen.status, 404, "{}", stolen.body);
+    let unknown = post(
+        addr,
+        &[
+            ("Authorization", "Bearer secret-bob"),
+            ("Mcp-Session-Id", "no-such-session"),
+            ("MCP-Protocol-Version", "2025-06-18"),
+        ],
+        &list,
+    );
+    assert_eq!(
+        (stolen.status, stolen.body.as_str()),
+        (unknown.status, unknown.body.as_str()),
+        "no oracle"
+    );
+    assert_eq!(in_session("secret").status, 200);
+}
