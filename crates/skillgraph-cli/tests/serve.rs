@@ -227,7 +227,7 @@ async fn an_accepted_read_answers_with_the_body_and_changes_the_tools() {
         .expect("answered");
     assert_eq!(bad.is_error, Some(true), "{bad:?}");
     assert!(
-        texts(&bad)[0].contains("read_skill takes no argument `extra`"),
+        texts(&bad)[0].contains("read_skill takes no argument \"extra\""),
         "{bad:?}"
     );
     client.cancel().await.expect("the client closes");

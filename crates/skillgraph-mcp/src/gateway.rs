@@ -517,12 +517,16 @@ fn read_argument(arguments: Option<&JsonObject>) -> Result<&str, String> {
         return Err(format!("read_skill needs a string argument `id`; {USAGE}"));
     };
     if let Some(extra) = arguments.keys().find(|key| *key != "id") {
-        return Err(format!("read_skill takes no argument `{extra}`; {USAGE}"));
+        return Err(format!(
+            "read_skill takes no argument {}; {USAGE}",
+            shown(extra)
+        ));
     }
     match arguments.get("id") {
         Some(Value::String(id)) => Ok(id),
         Some(other) => Err(format!(
-            "read_skill's `id` is a string, not {other}; {USAGE}"
+            "read_skill's `id` is a string, not {}; {USAGE}",
+            shown(&other.to_string())
         )),
         None => Err(format!("read_skill needs a string argument `id`; {USAGE}")),
     }
@@ -732,8 +736,8 @@ impl ServerHandler for Gateway {
             Some(skill) => Ok(GetSkillResult::new(skill.clone())),
             None => Err(ErrorData::invalid_params(
                 format!(
-                    "no skill at \"{}\"; skills/list names each skill's SKILL.md (skill://ID/SKILL.md)",
-                    request.uri.escape_debug()
+                    "no skill at {}; skills/list names each skill's SKILL.md (skill://ID/SKILL.md)",
+                    shown(&request.uri)
                 ),
                 None,
             )),
@@ -836,5 +840,24 @@ impl ServerHandler for Gateway {
             listeners.retain(|sink| *sink.id() != id);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bad_read_argument_is_never_echoed_at_length() {
+        let huge = "k".repeat(5_000);
+        for arguments in [
+            serde_json::json!({ huge.clone(): 1 }),
+            serde_json::json!({ "id": [huge.clone()] }),
+        ] {
+            let arguments = arguments.as_object().cloned();
+            let refusal = read_argument(arguments.as_ref()).unwrap_err();
+            assert!(refusal.len() < 400, "{} characters", refusal.len());
+            assert!(refusal.contains("bytes"), "{refusal}");
+        }
     }
 }
