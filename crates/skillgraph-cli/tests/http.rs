@@ -10,17 +10,14 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
 use std::time::Duration;
 
+use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams, ResourceContents};
-use rmcp::service::NotificationContext;
 use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Value, json};
-use tokio::sync::Notify;
 
-use common::{data_file, desk, desk_upstream, one_upstream, scratch};
+use common::{Watcher, data_file, desk, desk_upstream, one_upstream, scratch};
 
 /// A served desk on a free port, killed when dropped.
 struct Served {
@@ -486,18 +483,6 @@ fn idle_runs_expire_and_a_full_table_drops_the_least_recently_used() {
         &[],
     );
     assert!(texts(&expired)[0].contains("holds no run"), "{expired}");
-}
-
-/// A client that counts `notifications/tools/list_changed`.
-#[derive(Clone, Default)]
-struct Watcher {
-    changed: Arc<Notify>,
-}
-
-impl ClientHandler for Watcher {
-    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.changed.notify_one();
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -6,35 +6,21 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ProtocolVersion, ReadResourceRequestParams,
     ResourceContents,
 };
-use rmcp::service::{ClientLifecycleMode, ClientServiceExt, NotificationContext, RunningService};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
 use rmcp::transport::TokioChildProcess;
-use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
-use tokio::sync::Notify;
 
-use common::{data_file, desk, desk_upstream, one_upstream, scratch};
+use common::{Watcher, data_file, desk, desk_upstream, one_upstream, scratch};
 
 /// How long a test waits for a notification before it fails.
 const PATIENCE: Duration = Duration::from_secs(20);
-
-/// A client that counts `notifications/tools/list_changed`.
-#[derive(Clone, Default)]
-struct Watcher {
-    changed: Arc<Notify>,
-}
-
-impl ClientHandler for Watcher {
-    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.changed.notify_one();
-    }
-}
 
 /// `skillgraph serve DIR ARGS…` as a child process.
 fn serve_command(dir: &Path, args: &[&str]) -> tokio::process::Command {

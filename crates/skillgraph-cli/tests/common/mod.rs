@@ -122,3 +122,19 @@ pub fn desk(
 pub fn one_upstream() -> serde_json::Value {
     serde_json::json!({"desk": {"command": desk_upstream(), "args": ["--data", data_file()]}})
 }
+
+/// A client that counts `notifications/tools/list_changed`.
+#[derive(Clone, Default)]
+pub struct Watcher {
+    /// Notified at each `notifications/tools/list_changed`.
+    pub changed: std::sync::Arc<tokio::sync::Notify>,
+}
+
+impl rmcp::ClientHandler for Watcher {
+    async fn on_tool_list_changed(
+        &self,
+        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) {
+        self.changed.notify_one();
+    }
+}
