@@ -79,6 +79,35 @@ pub struct SessionConfig {
     pub tools: CallPolicy,
 }
 
+impl SessionConfig {
+    /// Whether the skill `id` is hidden from the model: no answer, list or
+    /// served file may name it (SPEC §6.3).
+    pub fn hides(&self, id: &str) -> bool {
+        self.hidden.iter().any(|hidden| hidden == id)
+    }
+
+    /// This config for a client whose tool list may not vary with the run
+    /// (MCP's sessionless generation, SPEC §9.3): the list no longer
+    /// scopes, so the gate must, and `scoped` becomes `strict`; `strict`
+    /// and `all` stay as they are.
+    ///
+    /// ```
+    /// use skill_session::{CallPolicy, SessionConfig};
+    ///
+    /// let scoped = SessionConfig::default();
+    /// assert_eq!(scoped.for_stable_list().tools, CallPolicy::Strict);
+    /// let all = SessionConfig { tools: CallPolicy::All, ..SessionConfig::default() };
+    /// assert_eq!(all.for_stable_list().tools, CallPolicy::All);
+    /// ```
+    #[must_use]
+    pub fn for_stable_list(mut self) -> Self {
+        if self.tools == CallPolicy::Scoped {
+            self.tools = CallPolicy::Strict;
+        }
+        self
+    }
+}
+
 /// A read the session cannot judge: the host passed an id outside the
 /// catalog (the `read_skill` schema's `enum` would have refused it).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -6,6 +6,7 @@
 //! skills is announced with `notifications/tools/list_changed`.
 
 use std::fmt::Write as _;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 // Log levels and resource subscriptions are deprecated by a revision after
@@ -23,16 +24,17 @@ use rmcp::model::{
     ListPromptsResult, ListResourceTemplatesResult, SetLevelRequestParams, SubscribeRequestParams,
     UnsubscribeRequestParams,
 };
-use rmcp::service::{RequestContext, SubscriptionContext, SubscriptionSink};
+use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 use skillgraph::RecordWriter;
-use skillgraph::skill_session::{CallPolicy, Graph, Run, RunCall, RunRead, Session, SessionConfig};
+use skillgraph::skill_session::{Graph, Run, RunCall, RunRead, Session, SessionConfig};
 use skillgraph::skill_tools::{HostFormat, ToolDescriptor};
 
 use crate::ServeError;
 use crate::observe::observe;
 use crate::record::RecordSink;
+use crate::relay::Caller;
 use crate::runs::{Generation, RUN_ARGUMENT, RUN_META, Runs, Slot, State, lock, mint_handle};
 use crate::skill_files::SkillFiles;
 use crate::stdio::MAX_ECHO;
@@ -87,8 +89,8 @@ pub(crate) struct Hub {
     files: SkillFiles,
     /// The one tool list of the sessionless generation (SPEC §9.2).
     stable: Vec<Tool>,
-    /// `subscriptions/listen` streams of clients on the newer protocol.
-    listeners: Mutex<Vec<SubscriptionSink>>,
+    /// The number of the next connection.
+    connections: AtomicU64,
     /// The record file of the one run over stdio, until that run starts.
     file: Mutex<Option<RecordWriter>>,
     /// Over HTTP, the runs held by handle; `None` over stdio.
@@ -117,7 +119,7 @@ impl Hub {
             instructions,
             files,
             stable,
-            listeners: Mutex::new(Vec::new()),
+            connections: AtomicU64::new(0),
             file: Mutex::new(file),
             runs,
         })
@@ -151,10 +153,7 @@ fn stable_list(
     upstreams: &Upstreams,
     handles: bool,
 ) -> Result<Vec<Tool>, ServeError> {
-    let mut config = config.clone();
-    if config.tools == CallPolicy::Scoped {
-        config.tools = CallPolicy::Strict;
-    }
+    let config = config.clone().for_stable_list();
     // The list is the same for every run: any run, unrecorded, gives it.
     let run = Run::new(Arc::clone(graph), config);
     let mut tools = Vec::new();
@@ -218,6 +217,9 @@ pub(crate) struct Gateway {
     hub: Arc<Hub>,
     /// The connection's own run, made at its first request.
     own: Mutex<Option<Slot>>,
+    /// The connection's number, which tells the upstreams' messages whose
+    /// they are.
+    connection: u64,
 }
 
 /// The answer to a request naming a run this server does not hold (SPEC
@@ -244,9 +246,11 @@ fn give_handle(answer: &mut CallToolResult, handle: &str) {
 impl Gateway {
     /// A connection to the runs of `hub`.
     pub(crate) fn new(hub: Arc<Hub>) -> Self {
+        let connection = hub.connections.fetch_add(1, Ordering::Relaxed);
         Gateway {
             hub,
             own: Mutex::new(None),
+            connection,
         }
     }
 
@@ -306,7 +310,10 @@ impl Gateway {
                 Ok(
                     match runs.insert(handle.clone(), Arc::clone(&slot), principal)? {
                         Ok(()) => Ok((slot, Some(handle))),
-                        Err(full) => Err(CallToolResult::error(vec![ContentBlock::text(full)])),
+                        Err(full) => {
+                            runs.discard_record(&handle);
+                            Err(CallToolResult::error(vec![ContentBlock::text(full)]))
+                        }
                     },
                 )
             }
@@ -338,23 +345,18 @@ impl Gateway {
         Ok(tools)
     }
 
-    /// Tell the client its tool list changed: unasked to a client of the
-    /// handshake era, through its `subscriptions/listen` streams otherwise.
+    /// Tell the client its tool list changed (the handshake generation:
+    /// the sessionless generation's list never changes, SPEC §9.2).
     async fn announce(&self, context: &RequestContext<RoleServer>) {
-        if context.peer.peer_info().is_some()
-            && let Err(err) = context.peer.notify_tool_list_changed().await
-        {
+        if let Err(err) = context.peer.notify_tool_list_changed().await {
             warn(&format!("could not send tools/list_changed: {err}"));
         }
-        let listeners: Vec<SubscriptionSink> = match self.hub.listeners.lock() {
-            Ok(listeners) => listeners.clone(),
-            Err(_) => return,
-        };
-        for sink in listeners {
-            if let Err(err) = sink.notify_tool_list_changed().await {
-                warn(&format!("could not send tools/list_changed: {err}"));
-            }
-        }
+    }
+
+    /// The client of the request `context` serves, as the upstreams reach
+    /// it.
+    fn caller(&self, context: &RequestContext<RoleServer>) -> Caller {
+        Caller::new(&context.peer, &context.id, self.connection)
     }
 
     /// The record a `resources/read` of `uri` names, as text; `None` when
@@ -618,10 +620,8 @@ impl ServerHandler for Gateway {
             Ok(found) => found,
             Err(answer) => return Ok(CallToolResponse::Complete(answer)),
         };
-        self.hub
-            .upstreams
-            .relay()
-            .set_client(&context.peer, &context.id);
+        let caller = self.caller(&context);
+        self.hub.upstreams.relay().set_client(&caller);
         let (mut answer, changed) = match name.as_ref() {
             "read_skill" => read(&slot, request.arguments.as_ref(), generation)?,
             "list_skills" => (list_skills(&slot, request.arguments, generation)?, false),
@@ -631,11 +631,13 @@ impl ServerHandler for Gateway {
                     // Boxed: the forwarded call's future is large, and rmcp
                     // moves this handler's future into a task of its own per
                     // request.
-                    let progress = context
-                        .meta
-                        .get_progress_token()
-                        .map(|token| (token, context.peer.clone()));
-                    let call = Box::pin(self.hub.upstreams.call(name, request.arguments, progress));
+                    let progress = context.meta.get_progress_token();
+                    let call = Box::pin(self.hub.upstreams.call(
+                        name,
+                        request.arguments,
+                        progress,
+                        caller,
+                    ));
                     let outcome = tokio::select! {
                         outcome = call => Some(outcome),
                         () = context.ct.cancelled() => None,
@@ -679,7 +681,7 @@ impl ServerHandler for Gateway {
             .with_description("This session's record: one JSON event a line (skillgraph record v1)")
             .with_mime_type("application/jsonl");
         let mut resources = vec![record];
-        resources.extend(self.hub.upstreams.list_resources().await?);
+        resources.extend(self.hub.upstreams.list_resources().await);
         Ok(ListResourcesResult::with_all_items(resources))
     }
 
@@ -757,7 +759,7 @@ impl ServerHandler for Gateway {
                     .with_mime_type("application/jsonl"),
             );
         }
-        templates.extend(self.hub.upstreams.list_resource_templates().await?);
+        templates.extend(self.hub.upstreams.list_resource_templates().await);
         Ok(ListResourceTemplatesResult::with_all_items(templates))
     }
 
@@ -767,7 +769,7 @@ impl ServerHandler for Gateway {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
         Ok(ListPromptsResult::with_all_items(
-            self.hub.upstreams.list_prompts().await?,
+            self.hub.upstreams.list_prompts().await,
         ))
     }
 
@@ -796,7 +798,7 @@ impl ServerHandler for Gateway {
         self.hub
             .upstreams
             .relay()
-            .set_client(&context.peer, &context.id);
+            .set_client(&self.caller(&context));
         self.hub.upstreams.set_level(request).await
     }
 
@@ -806,11 +808,9 @@ impl ServerHandler for Gateway {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.hub
-            .upstreams
-            .relay()
-            .set_client(&context.peer, &context.id);
-        self.hub.upstreams.subscribe(request).await
+        let caller = self.caller(&context);
+        self.hub.upstreams.relay().set_client(&caller);
+        self.hub.upstreams.subscribe(request, &caller).await
     }
 
     #[allow(deprecated)]
@@ -819,7 +819,10 @@ impl ServerHandler for Gateway {
         request: UnsubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.hub.upstreams.unsubscribe(request).await
+        self.hub
+            .upstreams
+            .unsubscribe(request, self.connection)
+            .await
     }
 
     fn accepted_subscription_filter(
@@ -830,15 +833,9 @@ impl ServerHandler for Gateway {
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        let sink = context.sink().clone();
-        let id = sink.id().clone();
-        if let Ok(mut listeners) = self.hub.listeners.lock() {
-            listeners.push(sink);
-        }
+        // The stream stays open for the client; the sessionless tool list
+        // never changes (SPEC §9.2), so nothing is sent on it.
         context.cancelled().await;
-        if let Ok(mut listeners) = self.hub.listeners.lock() {
-            listeners.retain(|sink| *sink.id() != id);
-        }
         Ok(())
     }
 }

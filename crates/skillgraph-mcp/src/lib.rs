@@ -1,6 +1,8 @@
 //! The skillgraph MCP server as a library (SPEC §9): a skill map in front of
-//! any MCP client, over standard input and output, and in front of the
-//! upstream MCP servers its `skillmap.json` declares under `mcpServers`.
+//! any MCP client, over standard input and output ([`serve_stdio`]) or
+//! streamable HTTP ([`serve_http`]), on both protocol generations, and in
+//! front of the upstream MCP servers its `skillmap.json` declares under
+//! `mcpServers` (child processes over stdio, or servers by `url`).
 //!
 //! `skillgraph-mcp` owns the translation between MCP and a
 //! [`skill_session::Session`]: which MCP request is which session step, how
@@ -11,9 +13,11 @@
 //! iteration is — nor parse arguments or choose exit codes (the
 //! `skillgraph-cli` binary does).
 //!
-//! The key design decision: one connection is one run — one session and one
-//! turn — and every read and every call is an iteration of its own, ended
-//! when it is answered, so the record of a served run replays to itself.
+//! The key design decision: one run is one session with one turn — over
+//! stdio the connection's, over HTTP a handshake session's or the one a
+//! run handle names — and every read and every call is an iteration of its
+//! own, ended when it is answered, so the record of a served run replays to
+//! itself.
 //!
 //! ```no_run
 //! use std::time::Duration;
@@ -181,16 +185,22 @@ fn load_checked(config: &ServeConfig) -> Result<(Loaded, RouteGuards), ServeErro
     Ok((loaded, guards))
 }
 
-/// Start the upstream servers of `loaded` and fit the map to them.
+/// Start the upstream servers of `loaded` and fit the map to them, for
+/// one client `over_stdio` or many over HTTP.
 async fn prepare(
     config: &ServeConfig,
     loaded: Loaded,
     guards: RouteGuards,
-    keep_folders: bool,
+    over_stdio: bool,
 ) -> Result<Prepared, ServeError> {
     let dir = folder_of(&config.path);
-    let (upstreams, clashes) =
-        Upstreams::start(&dir, &loaded.mcp_servers, config.upstream_timeout).await?;
+    let (upstreams, clashes) = Upstreams::start(
+        &dir,
+        &loaded.mcp_servers,
+        config.upstream_timeout,
+        over_stdio,
+    )
+    .await?;
     let mut map = loaded.map;
     expand_tool_patterns(&mut map, &upstreams);
     let passthrough = upstreams.passthrough_clashes().await;
@@ -201,13 +211,13 @@ async fn prepare(
         &clashes,
         &passthrough,
     )?;
-    let files = skill_files::SkillFiles::gather(&mut map, &[], keep_folders);
-    let graph = Graph::with_guards(map, guards).with_catalog_budget(config.catalog_budget);
     let session = SessionConfig {
         posture: config.posture,
         hidden: Vec::new(),
         tools: config.tools,
     };
+    let files = skill_files::SkillFiles::gather(&mut map, |id| session.hides(id), over_stdio);
+    let graph = Graph::with_guards(map, guards).with_catalog_budget(config.catalog_budget);
     Ok(Prepared {
         graph,
         files,

@@ -1,16 +1,22 @@
-//! What passes between the client and the upstream servers without the run
-//! (SPEC §9.5): an upstream's progress reaches the client under the client's
-//! own progress token; its log messages and resource updates reach the
-//! client; its sampling, elicitation and roots requests go to the client
-//! when the client declared the capability, and the client's answer comes
-//! back. `serve` never answers in the user's place: an upstream whose
-//! request the client cannot take gets an error saying so, never a decline.
+//! What passes between the clients and the upstream servers without the
+//! run (SPEC §9.5): an upstream's progress reaches the client under the
+//! client's own progress token; its log messages reach the client whose
+//! call they came during; its resource updates reach the clients that
+//! subscribed to the resource; its sampling, elicitation and roots requests
+//! go to the client when the client declared the capability, and the
+//! client's answer comes back. `serve` never answers in the user's place:
+//! an upstream whose request no client can take gets an error saying so,
+//! never a decline.
 //!
 //! Which client: progress goes to the client whose call carries the token.
 //! An upstream's other messages name no call (over stdio nothing ties a
 //! sampling request or a log line to the call it came from), so they go to
-//! the client of the latest request; a request is sent on the stream of
-//! that client's request (over HTTP, the call's own response stream).
+//! the one client whose calls are running at that upstream, on the stream
+//! of its latest running call. Over stdio there is one client, so with no
+//! call running they go to it. Over HTTP, with no call running there or
+//! with calls of several clients running there, a request is refused and a
+//! log line goes to serve's standard error: one user's upstream never asks
+//! another user, and never tells another user what it logged.
 
 // Sampling, roots and logging are deprecated by a revision after 2026-07-28
 // (SEP-2577) and are still what the handshake generation's clients and
@@ -18,6 +24,7 @@
 #![allow(deprecated)]
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
@@ -30,7 +37,11 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, OriginatingRequestId, Peer, RequestContext};
 use rmcp::{ClientHandler, ErrorData, RoleClient, RoleServer};
 
-/// The client as the upstream servers reach it, shared by every upstream.
+use crate::upstream::shown;
+use crate::warn_raw;
+
+/// The clients as the upstream servers reach them, shared by every
+/// upstream.
 #[derive(Clone, Default)]
 pub(crate) struct Relay {
     inner: Arc<Inner>,
@@ -38,18 +49,47 @@ pub(crate) struct Relay {
 
 #[derive(Default)]
 struct Inner {
-    /// The client of the latest request, and that request.
-    client: Mutex<Option<Caller>>,
+    /// Whether the server has one client only (over stdio).
+    solo: bool,
+    /// Over stdio, the client and its latest request.
+    latest: Mutex<Option<Caller>>,
+    /// Upstream server → the client calls running there, each by a number
+    /// of its own.
+    calls: Mutex<HashMap<String, Vec<(u64, Caller)>>>,
+    /// The number of the next call.
+    next_call: AtomicU64,
+    /// Resource URI → the clients subscribed to it.
+    subscribers: Mutex<HashMap<String, Vec<Caller>>>,
     /// An upstream call's progress token → the client's token for the same
     /// call and that client, while the call runs.
     progress: Mutex<HashMap<ProgressToken, (ProgressToken, Peer<RoleServer>)>>,
 }
 
-/// A client and the request it made.
+/// A client connection, and the request of it being served.
 #[derive(Clone)]
-struct Caller {
+pub(crate) struct Caller {
     peer: Peer<RoleServer>,
     request: RequestId,
+    /// The connection's number: one per stdio connection, HTTP session or
+    /// sessionless request.
+    connection: u64,
+}
+
+impl Caller {
+    /// The request `request` of the client `peer` on connection number
+    /// `connection`.
+    pub(crate) fn new(peer: &Peer<RoleServer>, request: &RequestId, connection: u64) -> Self {
+        Caller {
+            peer: peer.clone(),
+            request: request.clone(),
+            connection,
+        }
+    }
+
+    /// The client.
+    pub(crate) fn peer(&self) -> &Peer<RoleServer> {
+        &self.peer
+    }
 }
 
 /// The token map entry of one forwarded call, removed when it is dropped.
@@ -66,28 +106,161 @@ impl Drop for ProgressRoute {
     }
 }
 
+/// A client call running at an upstream, forgotten when dropped.
+pub(crate) struct Running {
+    relay: Relay,
+    server: String,
+    number: u64,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Ok(mut calls) = self.relay.inner.calls.lock()
+            && let Some(running) = calls.get_mut(&self.server)
+        {
+            running.retain(|(number, _)| *number != self.number);
+            if running.is_empty() {
+                calls.remove(&self.server);
+            }
+        }
+    }
+}
+
+/// Why no single client can take what an upstream sent.
+enum NoClient {
+    /// No client call is running at the upstream (over HTTP).
+    Idle,
+    /// Calls of this many clients are running there.
+    Several(usize),
+}
+
+impl NoClient {
+    fn reason(&self) -> String {
+        match self {
+            NoClient::Idle => {
+                "no client's call is running at it, and over HTTP nothing else says whose it is"
+                    .to_owned()
+            }
+            NoClient::Several(count) => format!(
+                "calls of {count} clients are running at it, and nothing says which one it is for"
+            ),
+        }
+    }
+}
+
 impl Relay {
-    /// Remember the client of a request, and the request: what the
-    /// upstreams send unasked goes there until the next request.
-    pub(crate) fn set_client(&self, peer: &Peer<RoleServer>, request: &RequestId) {
-        if let Ok(mut client) = self.inner.client.lock() {
-            *client = Some(Caller {
-                peer: peer.clone(),
-                request: request.clone(),
-            });
+    /// A relay for a server with one client only (`solo`, over stdio) or
+    /// with many (over HTTP).
+    pub(crate) fn new(solo: bool) -> Self {
+        Relay {
+            inner: Arc::new(Inner {
+                solo,
+                ..Inner::default()
+            }),
         }
     }
 
-    fn caller(&self) -> Option<Caller> {
-        self.inner
-            .client
-            .lock()
-            .ok()
-            .and_then(|client| client.clone())
+    /// Remember the request a client made: over stdio, what an upstream
+    /// sends with no call running goes there.
+    pub(crate) fn set_client(&self, caller: &Caller) {
+        if self.inner.solo
+            && let Ok(mut latest) = self.inner.latest.lock()
+        {
+            *latest = Some(caller.clone());
+        }
     }
 
-    fn client(&self) -> Option<Peer<RoleServer>> {
-        self.caller().map(|caller| caller.peer)
+    /// While the returned guard lives, `caller`'s call runs at `server`.
+    pub(crate) fn running(&self, server: &str, caller: Caller) -> Running {
+        let number = self.inner.next_call.fetch_add(1, Ordering::Relaxed);
+        if let Ok(mut calls) = self.inner.calls.lock() {
+            calls
+                .entry(server.to_owned())
+                .or_default()
+                .push((number, caller));
+        }
+        Running {
+            relay: self.clone(),
+            server: server.to_owned(),
+            number,
+        }
+    }
+
+    /// The one client what `server` sends unasked is for.
+    fn caller_at(&self, server: &str) -> Result<Caller, NoClient> {
+        let running: Vec<Caller> = self
+            .inner
+            .calls
+            .lock()
+            .ok()
+            .and_then(|calls| {
+                calls
+                    .get(server)
+                    .map(|running| running.iter().map(|(_, caller)| caller.clone()).collect())
+            })
+            .unwrap_or_default();
+        let mut connections: Vec<u64> = running.iter().map(|caller| caller.connection).collect();
+        connections.sort_unstable();
+        connections.dedup();
+        match (running.last(), connections.len()) {
+            (Some(latest), 1) => Ok(latest.clone()),
+            (Some(_), count) => Err(NoClient::Several(count)),
+            (None, _) => self
+                .inner
+                .latest
+                .lock()
+                .ok()
+                .and_then(|latest| latest.clone())
+                .filter(|_| self.inner.solo)
+                .ok_or(NoClient::Idle),
+        }
+    }
+
+    /// Remember that `caller`'s client subscribed to `uri`.
+    pub(crate) fn subscribe(&self, uri: &str, caller: &Caller) {
+        if let Ok(mut subscribers) = self.inner.subscribers.lock() {
+            let clients = subscribers.entry(uri.to_owned()).or_default();
+            clients.retain(|client| {
+                client.connection != caller.connection && !client.peer.is_transport_closed()
+            });
+            clients.push(caller.clone());
+        }
+    }
+
+    /// Forget that the client of connection `connection` subscribed to
+    /// `uri`; whether no client is subscribed to it any more.
+    pub(crate) fn unsubscribe(&self, uri: &str, connection: u64) -> bool {
+        let Ok(mut subscribers) = self.inner.subscribers.lock() else {
+            return false;
+        };
+        let Some(clients) = subscribers.get_mut(uri) else {
+            return true;
+        };
+        clients
+            .retain(|client| client.connection != connection && !client.peer.is_transport_closed());
+        let none = clients.is_empty();
+        if none {
+            subscribers.remove(uri);
+        }
+        none
+    }
+
+    /// The clients subscribed to `uri` whose connections are open.
+    fn subscribers(&self, uri: &str) -> Vec<Peer<RoleServer>> {
+        self.inner
+            .subscribers
+            .lock()
+            .ok()
+            .and_then(|subscribers| {
+                subscribers.get(uri).map(|clients| {
+                    clients
+                        .iter()
+                        .filter(|client| !client.peer.is_transport_closed())
+                        .map(|client| client.peer.clone())
+                        .collect()
+                })
+            })
+            .unwrap_or_default()
     }
 
     /// While the returned route lives, the upstream's progress under
@@ -107,13 +280,8 @@ impl Relay {
         }
     }
 
-    /// The client's capabilities, as its handshake declared them (a client
-    /// of the sessionless generation takes no request from a server).
-    fn capabilities(&self, peer: &Peer<RoleServer>) -> Option<ClientCapabilities> {
-        peer.peer_info().map(|info| info.capabilities.clone())
-    }
-
-    /// The client, when it declared what `wanted` says it must have.
+    /// The client `server`'s `what` request is for, when it declared what
+    /// `wanted` says it must have.
     fn client_for(
         &self,
         server: &str,
@@ -127,10 +295,17 @@ impl Relay {
                 None,
             ))
         };
-        let Some(caller) = self.caller() else {
-            return refused("no client is connected yet".to_owned());
+        let caller = match self.caller_at(server) {
+            Ok(caller) => caller,
+            Err(none) => return refused(none.reason()),
         };
-        match self.capabilities(&caller.peer) {
+        // A client of the sessionless generation made no handshake, and
+        // takes no request from a server.
+        match caller
+            .peer
+            .peer_info()
+            .map(|info| info.capabilities.clone())
+        {
             Some(capabilities) if wanted(&capabilities) => Ok(caller),
             Some(_) => refused(format!("the client did not declare the {what} capability")),
             None => refused(
@@ -256,9 +431,17 @@ impl ClientHandler for UpstreamHandler {
         mut params: LoggingMessageNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        if let Some(peer) = self.relay.client() {
-            params.logger.get_or_insert_with(|| self.server.clone());
-            let _ = peer.notify_logging_message(params).await;
+        params.logger.get_or_insert_with(|| self.server.clone());
+        match self.relay.caller_at(&self.server) {
+            Ok(caller) => {
+                let _ = caller.peer.notify_logging_message(params).await;
+            }
+            Err(none) => warn_raw(&format!(
+                "[{}] a log message serve passes to no client, since {}: {}",
+                self.server,
+                none.reason(),
+                shown(&params.data.to_string())
+            )),
         }
     }
 
@@ -267,8 +450,8 @@ impl ClientHandler for UpstreamHandler {
         params: ResourceUpdatedNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        if let Some(peer) = self.relay.client() {
-            let _ = peer.notify_resource_updated(params).await;
+        for peer in self.relay.subscribers(&params.uri) {
+            let _ = peer.notify_resource_updated(params.clone()).await;
         }
     }
 }

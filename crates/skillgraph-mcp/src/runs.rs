@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use rmcp::ErrorData;
 use skillgraph::RecordWriter;
-use skillgraph::skill_session::{CallPolicy, Graph, Run, SessionConfig};
+use skillgraph::skill_session::{Graph, Run, SessionConfig};
 
 use crate::record::RecordSink;
 use crate::warn;
@@ -67,10 +67,10 @@ impl State {
             record,
         } = self;
         run.get_or_insert_with(|| {
-            let mut config = config.clone();
-            if generation == Generation::Sessionless && config.tools == CallPolicy::Scoped {
-                config.tools = CallPolicy::Strict;
-            }
+            let config = match generation {
+                Generation::Sessionless => config.clone().for_stable_list(),
+                Generation::Handshake => config.clone(),
+            };
             let mut run = Run::new(Arc::clone(graph), config);
             record.append(run.take_events());
             run
@@ -177,6 +177,14 @@ impl Runs {
                 })
                 .ok()
         }))
+    }
+
+    /// Remove the record file [`Runs::record_for`] made for `handle`, for a
+    /// run the table had no room for.
+    pub(crate) fn discard_record(&self, handle: &str) {
+        if let Some(folder) = &self.keeping.folder {
+            let _ = std::fs::remove_file(folder.join(format!("{handle}.jsonl")));
+        }
     }
 
     /// The run `handle` names, when this table holds it, it has not

@@ -46,16 +46,21 @@ pub(crate) struct SkillFiles {
 }
 
 impl SkillFiles {
-    /// Gather the files of every skill of `map` not in `hidden`, and tell
+    /// Gather the files of every skill of `map` that `hides` does not hide
+    /// (the session's [`SessionConfig::hides`]), and tell
     /// each listed skill where its files are served (`files_uri`). With
     /// `keep_folders` false (over HTTP, where a client cannot reach this
     /// machine's folders) a skill's folder is no longer said in its body
     /// block. A skill whose id the extension does not accept is left out
     /// of `skills/list`, with a line on standard error.
-    pub(crate) fn gather(map: &mut SkillMap, hidden: &[String], keep_folders: bool) -> Self {
+    pub(crate) fn gather(
+        map: &mut SkillMap,
+        hides: impl Fn(&str) -> bool,
+        keep_folders: bool,
+    ) -> Self {
         let mut gathered = SkillFiles::default();
         for skill in &mut map.skills {
-            if hidden.contains(&skill.id) {
+            if hides(&skill.id) {
                 continue;
             }
             let base = format!("skill://{}/", encode(&skill.id));
@@ -260,7 +265,7 @@ mod tests {
             skills: vec![skill, inline],
             ..SkillMap::default()
         };
-        let files = SkillFiles::gather(&mut map, &[], false);
+        let files = SkillFiles::gather(&mut map, |_| false, false);
         assert_eq!(files.entries.len(), 2);
         let uris: Vec<&str> = match &files.entries[0].resources {
             SkillResources::Files(listed) => listed.iter().map(|file| file.uri.as_str()).collect(),
@@ -308,7 +313,7 @@ mod tests {
             skills: vec![Skill::new("secret"), Skill::new("Bad Name")],
             ..SkillMap::default()
         };
-        let files = SkillFiles::gather(&mut map, &["secret".to_owned()], true);
+        let files = SkillFiles::gather(&mut map, |id| id == "secret", true);
         assert!(files.entries.is_empty());
         assert!(files.read("skill://secret/SKILL.md").is_none());
         assert_eq!(map.skills[1].files_uri, None);

@@ -1,8 +1,9 @@
 //! The upstream MCP servers of `skillgraph serve` (SPEC §9): each one a
-//! child process spoken to over its standard input and output, its tools
-//! listed once at start-up, its calls forwarded with a timeout. A server that
-//! does not start stops start-up, naming it and the tail of its standard
-//! error; one that dies later only fails the calls to its own tools.
+//! child process spoken to over its standard input and output, or a
+//! streamable-HTTP server reached by `url`; its tools listed once at
+//! start-up, its calls forwarded with a timeout. A server that does not
+//! start stops start-up, naming it (and the tail of a child's standard
+//! error); one that dies later only fails the requests to it.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::path::Path;
@@ -10,7 +11,6 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rmcp::RoleServer;
 use rmcp::ServiceExt;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotification,
@@ -22,7 +22,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use skillgraph::{McpServer, McpTransport};
 
-use crate::relay::{Relay, UpstreamHandler};
+use crate::relay::{Caller, Relay, UpstreamHandler};
 
 mod passthrough;
 use crate::warn_raw;
@@ -179,17 +179,19 @@ pub(crate) struct Clash {
 
 impl Upstreams {
     /// Start every server of `servers` in `dir`, waiting at most `timeout`
-    /// for each to answer its handshake and list its tools.
+    /// for each to answer its handshake and list its tools; `solo` when
+    /// `serve` has one client only (over stdio).
     pub(crate) async fn start(
         dir: &Path,
         servers: &BTreeMap<String, McpServer>,
         timeout: Duration,
+        solo: bool,
     ) -> Result<(Self, Vec<Clash>), StartError> {
         let mut started = Upstreams {
             servers: Vec::with_capacity(servers.len()),
             tools: BTreeMap::new(),
             timeout,
-            relay: Relay::default(),
+            relay: Relay::new(solo),
             uri_owners: Mutex::default(),
             prompt_owners: Mutex::default(),
         };
@@ -247,7 +249,10 @@ impl Upstreams {
         }
     }
 
-    /// Forward one call, unchanged, to the server that offers it.
+    /// Forward one call of `caller`, unchanged, to the server that offers
+    /// it; the upstream's progress reaches the caller under its `progress`
+    /// token, and what the server sends while the call runs goes to the
+    /// caller.
     ///
     /// # Errors
     ///
@@ -258,7 +263,8 @@ impl Upstreams {
         &self,
         name: &str,
         arguments: Option<JsonObject>,
-        progress: Option<(ProgressToken, Peer<RoleServer>)>,
+        progress: Option<ProgressToken>,
+        caller: Caller,
     ) -> Result<CallToolResult, String> {
         let Some((index, _)) = self.tools.get(name) else {
             return Err(format!("no upstream server offers a tool named \"{name}\""));
@@ -268,6 +274,8 @@ impl Upstreams {
         params.arguments = arguments;
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let peer = upstream.client.peer();
+        let client = caller.peer().clone();
+        let _running = self.relay.running(&upstream.name, caller);
         let handle = match peer
             .send_request_with_option(request, PeerRequestOptions::no_options())
             .await
@@ -276,7 +284,7 @@ impl Upstreams {
             Err(error) => return Err(failure(upstream, name, error)),
         };
         // The upstream's progress reaches the client under its own token.
-        let _progress = progress.map(|(token, client)| {
+        let _progress = progress.map(|token| {
             self.relay
                 .route_progress(handle.progress_token.clone(), token, client)
         });

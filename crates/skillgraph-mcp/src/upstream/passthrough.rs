@@ -23,6 +23,11 @@ use rmcp::model::{
 use rmcp::service::ServiceError;
 
 use super::{Upstream, Upstreams};
+use crate::relay::Caller;
+
+/// The most resource URIs remembered with their upstream; past it, a URI
+/// is found by the upstreams' templates, or by asking each in turn.
+const MAX_REMEMBERED: usize = 10_000;
 
 /// A failed relay as the client's MCP error, naming the upstream.
 fn relay_error(upstream: &Upstream, what: &str, error: ServiceError) -> ErrorData {
@@ -36,6 +41,35 @@ fn relay_error(upstream: &Upstream, what: &str, error: ServiceError) -> ErrorDat
             None,
         ),
     }
+}
+
+impl Upstream {
+    /// `request` of this upstream, answered within `timeout`, its failure
+    /// as the client's MCP error naming the upstream and `what`.
+    async fn within<T>(
+        &self,
+        timeout: std::time::Duration,
+        what: &str,
+        request: impl Future<Output = Result<T, ServiceError>>,
+    ) -> Result<T, ErrorData> {
+        match tokio::time::timeout(timeout, request).await {
+            Ok(answer) => answer.map_err(|err| relay_error(self, what, err)),
+            Err(_) => Err(ErrorData::internal_error(
+                format!(
+                    "upstream server \"{}\" did not answer {what} within {} s; raise `--upstream-timeout` if it needs longer",
+                    self.name,
+                    timeout.as_secs()
+                ),
+                None,
+            )),
+        }
+    }
+}
+
+/// A list one upstream could not give, said on standard error: the list
+/// goes on with the other upstreams' entries.
+fn skipped(error: &ErrorData) {
+    crate::warn(&format!("{}; the list is given without it", error.message));
 }
 
 /// Whether `uri` is one `template` (RFC 6570) can make: the literal text
@@ -83,7 +117,9 @@ impl Upstreams {
     }
 
     fn remember_uri(&self, uri: &str, index: usize) {
-        if let Ok(mut owners) = self.uri_owners.lock() {
+        if let Ok(mut owners) = self.uri_owners.lock()
+            && (owners.len() < MAX_REMEMBERED || owners.contains_key(uri))
+        {
             owners.entry(uri.to_owned()).or_insert(index);
         }
     }
@@ -117,7 +153,12 @@ impl Upstreams {
         let mut clashes = Vec::new();
         let mut prompts: HashMap<String, usize> = HashMap::new();
         for (index, upstream) in self.offering(|c| c.prompts.is_some()) {
-            let Ok(listed) = upstream.client.peer().list_all_prompts().await else {
+            let listed = upstream.within(
+                self.timeout,
+                "prompts/list",
+                upstream.client.peer().list_all_prompts(),
+            );
+            let Ok(listed) = listed.await else {
                 continue;
             };
             for prompt in listed {
@@ -131,7 +172,12 @@ impl Upstreams {
         }
         let mut uris: HashMap<String, usize> = HashMap::new();
         for (index, upstream) in self.offering(|c| c.resources.is_some()) {
-            let Ok(listed) = upstream.client.peer().list_all_resources().await else {
+            let listed = upstream.within(
+                self.timeout,
+                "resources/list",
+                upstream.client.peer().list_all_resources(),
+            );
+            let Ok(listed) = listed.await else {
                 continue;
             };
             for resource in listed {
@@ -146,37 +192,51 @@ impl Upstreams {
         clashes
     }
 
-    /// Every upstream's resources.
-    pub(crate) async fn list_resources(&self) -> Result<Vec<Resource>, ErrorData> {
+    /// Every upstream's resources; an upstream that fails is skipped,
+    /// saying so on standard error.
+    pub(crate) async fn list_resources(&self) -> Vec<Resource> {
         let mut all = Vec::new();
         for (index, upstream) in self.offering(|c| c.resources.is_some()) {
             let listed = upstream
-                .client
-                .peer()
-                .list_all_resources()
-                .await
-                .map_err(|err| relay_error(upstream, "resources/list", err))?;
+                .within(
+                    self.timeout,
+                    "resources/list",
+                    upstream.client.peer().list_all_resources(),
+                )
+                .await;
+            let listed = match listed {
+                Ok(listed) => listed,
+                Err(error) => {
+                    skipped(&error);
+                    continue;
+                }
+            };
             for resource in &listed {
                 self.remember_uri(&resource.uri, index);
             }
             all.extend(listed);
         }
-        Ok(all)
+        all
     }
 
-    /// Every upstream's resource templates.
-    pub(crate) async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplate>, ErrorData> {
+    /// Every upstream's resource templates; an upstream that fails is
+    /// skipped, saying so on standard error.
+    pub(crate) async fn list_resource_templates(&self) -> Vec<ResourceTemplate> {
         let mut all = Vec::new();
         for (_, upstream) in self.offering(|c| c.resources.is_some()) {
-            let listed = upstream
-                .client
-                .peer()
-                .list_all_resource_templates()
+            match upstream
+                .within(
+                    self.timeout,
+                    "resources/templates/list",
+                    upstream.client.peer().list_all_resource_templates(),
+                )
                 .await
-                .map_err(|err| relay_error(upstream, "resources/templates/list", err))?;
-            all.extend(listed);
+            {
+                Ok(listed) => all.extend(listed),
+                Err(error) => skipped(&error),
+            }
         }
-        Ok(all)
+        all
     }
 
     /// The upstream to ask for `uri`: the one a list or a result named it
@@ -200,7 +260,12 @@ impl Upstreams {
     /// The first resource server one of whose templates `fits`.
     async fn template_owner(&self, fits: impl Fn(&str) -> bool) -> Option<usize> {
         for (index, upstream) in self.offering(|c| c.resources.is_some()) {
-            if let Ok(templates) = upstream.client.peer().list_all_resource_templates().await
+            let templates = upstream.within(
+                self.timeout,
+                "resources/templates/list",
+                upstream.client.peer().list_all_resource_templates(),
+            );
+            if let Ok(templates) = templates.await
                 && templates.iter().any(|t| fits(&t.uri_template))
             {
                 return Some(index);
@@ -225,28 +290,42 @@ impl Upstreams {
         let mut last = None;
         for index in candidates {
             let upstream = &self.servers[index];
-            match upstream.client.peer().read_resource(params.clone()).await {
+            let read = upstream.within(
+                self.timeout,
+                "resources/read",
+                upstream.client.peer().read_resource(params.clone()),
+            );
+            match read.await {
                 Ok(mut result) => {
                     self.remember_uri(&params.uri, index);
                     result.result_type.get_or_insert(ResultType::COMPLETE);
                     return Some(Ok(result));
                 }
-                Err(err) => last = Some(relay_error(upstream, "resources/read", err)),
+                Err(err) => last = Some(err),
             }
         }
         last.map(Err)
     }
 
-    /// Every upstream's prompts.
-    pub(crate) async fn list_prompts(&self) -> Result<Vec<Prompt>, ErrorData> {
+    /// Every upstream's prompts; an upstream that fails is skipped, saying
+    /// so on standard error.
+    pub(crate) async fn list_prompts(&self) -> Vec<Prompt> {
         let mut all = Vec::new();
         for (index, upstream) in self.offering(|c| c.prompts.is_some()) {
             let listed = upstream
-                .client
-                .peer()
-                .list_all_prompts()
-                .await
-                .map_err(|err| relay_error(upstream, "prompts/list", err))?;
+                .within(
+                    self.timeout,
+                    "prompts/list",
+                    upstream.client.peer().list_all_prompts(),
+                )
+                .await;
+            let listed = match listed {
+                Ok(listed) => listed,
+                Err(error) => {
+                    skipped(&error);
+                    continue;
+                }
+            };
             if let Ok(mut owners) = self.prompt_owners.lock() {
                 for prompt in &listed {
                     owners.entry(prompt.name.clone()).or_insert(index);
@@ -254,7 +333,7 @@ impl Upstreams {
             }
             all.extend(listed);
         }
-        Ok(all)
+        all
     }
 
     /// The upstream that offers the prompt `name`.
@@ -289,15 +368,16 @@ impl Upstreams {
         };
         let upstream = &self.servers[index];
         upstream
-            .client
-            .peer()
-            .get_prompt(params)
+            .within(
+                self.timeout,
+                "prompts/get",
+                upstream.client.peer().get_prompt(params),
+            )
             .await
             .map(|mut result| {
                 result.result_type.get_or_insert(ResultType::COMPLETE);
                 result
             })
-            .map_err(|err| relay_error(upstream, "prompts/get", err))
     }
 
     /// A completion, from the upstream that offers the prompt or template
@@ -321,19 +401,25 @@ impl Upstreams {
         };
         let upstream = &self.servers[index];
         upstream
-            .client
-            .peer()
-            .complete(params)
+            .within(
+                self.timeout,
+                "completion/complete",
+                upstream.client.peer().complete(params),
+            )
             .await
             .map(|mut result| {
                 result.result_type.get_or_insert(ResultType::COMPLETE);
                 result
             })
-            .map_err(|err| relay_error(upstream, "completion/complete", err))
     }
 
-    /// Subscribe to `uri` at the upstream that offers it.
-    pub(crate) async fn subscribe(&self, params: SubscribeRequestParams) -> Result<(), ErrorData> {
+    /// Subscribe `caller`'s client to `uri` at the upstream that offers it:
+    /// its updates go to the clients subscribed to it.
+    pub(crate) async fn subscribe(
+        &self,
+        params: SubscribeRequestParams,
+        caller: &Caller,
+    ) -> Result<(), ErrorData> {
         let Some(index) = self.owner_of_uri(&params.uri).await else {
             return Err(ErrorData::resource_not_found(
                 format!(
@@ -344,40 +430,52 @@ impl Upstreams {
             ));
         };
         let upstream = &self.servers[index];
+        let uri = params.uri.clone();
         upstream
-            .client
-            .peer()
-            .subscribe(params)
-            .await
-            .map_err(|err| relay_error(upstream, "resources/subscribe", err))
+            .within(
+                self.timeout,
+                "resources/subscribe",
+                upstream.client.peer().subscribe(params),
+            )
+            .await?;
+        self.relay.subscribe(&uri, caller);
+        Ok(())
     }
 
-    /// Unsubscribe from `uri` at the upstream that offers it.
+    /// Unsubscribe the client of connection `connection` from `uri`; the
+    /// upstream that offers it is told when no client is subscribed any
+    /// more.
     pub(crate) async fn unsubscribe(
         &self,
         params: UnsubscribeRequestParams,
+        connection: u64,
     ) -> Result<(), ErrorData> {
+        if !self.relay.unsubscribe(&params.uri, connection) {
+            return Ok(());
+        }
         let Some(index) = self.owner_of_uri(&params.uri).await else {
             return Ok(());
         };
         let upstream = &self.servers[index];
         upstream
-            .client
-            .peer()
-            .unsubscribe(params)
+            .within(
+                self.timeout,
+                "resources/unsubscribe",
+                upstream.client.peer().unsubscribe(params),
+            )
             .await
-            .map_err(|err| relay_error(upstream, "resources/unsubscribe", err))
     }
 
     /// Set the log level at every upstream that logs.
     pub(crate) async fn set_level(&self, params: SetLevelRequestParams) -> Result<(), ErrorData> {
         for (_, upstream) in self.offering(|c| c.logging.is_some()) {
             upstream
-                .client
-                .peer()
-                .set_level(params.clone())
-                .await
-                .map_err(|err| relay_error(upstream, "logging/setLevel", err))?;
+                .within(
+                    self.timeout,
+                    "logging/setLevel",
+                    upstream.client.peer().set_level(params.clone()),
+                )
+                .await?;
         }
         Ok(())
     }
