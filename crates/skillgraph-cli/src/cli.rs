@@ -408,10 +408,10 @@ pub struct HttpArgs {
     /// Serve streamable HTTP on /mcp at this address (127.0.0.1:8080; port 0: any free port, said on standard error).
     #[arg(long, value_name = "ADDR")]
     http: Option<std::net::SocketAddr>,
-    /// A Host header to accept (repeatable; default: localhost, 127.0.0.1, ::1).
+    /// A Host header to accept (repeatable; the ones given replace the default: localhost, 127.0.0.1, ::1).
     #[arg(long, value_name = "HOST", requires = "http")]
     allowed_host: Vec<String>,
-    /// A browser Origin to accept, with its scheme (repeatable; default: the loopback origins, http or https on any port; a page from anywhere else is refused).
+    /// A browser Origin to accept, with its scheme (repeatable; the ones given replace the default: the loopback origins, http or https on any port; a page from anywhere else is refused).
     #[arg(long, value_name = "ORIGIN", requires = "http")]
     allowed_origin: Vec<String>,
     /// The largest request body accepted, in bytes (413 beyond it).
@@ -466,6 +466,11 @@ fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
     let number: u64 = number.parse().map_err(|_| {
         format!("\"{text}\" is not a duration; write seconds, or a number with s, m, h or d (24h)")
     })?;
+    if number == 0 {
+        return Err(format!(
+            "\"{text}\" would end every run as soon as it starts; give a duration above zero (24h)"
+        ));
+    }
     Ok(std::time::Duration::from_secs(number.saturating_mul(scale)))
 }
 
@@ -814,5 +819,17 @@ mod tests {
             text,
             "error[guard-refused]: bad\n  --> route a→b\n\n1 error, 0 warnings\n"
         );
+    }
+
+    #[test]
+    fn a_duration_is_seconds_or_a_number_with_its_unit_and_never_zero() {
+        use std::time::Duration;
+        assert_eq!(parse_duration("90"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("15m"), Ok(Duration::from_secs(900)));
+        assert_eq!(parse_duration("24h"), Ok(Duration::from_secs(86_400)));
+        assert_eq!(parse_duration("2d"), Ok(Duration::from_secs(172_800)));
+        for bad in ["0", "0h", "", "h", "5w", "-1s", "1.5h"] {
+            assert!(parse_duration(bad).is_err(), "{bad:?} is refused");
+        }
     }
 }

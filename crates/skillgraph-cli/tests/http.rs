@@ -261,9 +261,34 @@ fn the_http_rules_answer_with_their_status_codes() {
     );
     assert_eq!(mismatch.status, 400, "{}", mismatch.body);
     assert_eq!(mismatch.json()["error"]["code"], -32020);
+    // rmcp repeats the header in its message: cut, never echoed at length.
+    let long = "x".repeat(20_000);
+    let echoed = sessionless(
+        addr,
+        "tools/call",
+        None,
+        json!({"name": "lookup_order", "arguments": {}}),
+        &[ok[0], ("Mcp-Name", long.as_str())],
+    );
+    assert_eq!(echoed.status, 400, "{}", echoed.head);
+    let message = echoed.json()["error"]["message"]
+        .as_str()
+        .map(str::to_owned);
+    let message = message.expect("a message");
+    assert!(message.len() < 600 && message.contains("cut"), "{message}");
+    assert_eq!(echoed.json()["error"]["code"], -32020);
     // Another path: 404.
     assert_eq!(post_to(addr, "/other", &ok, b"{}").status, 404);
-    // With the token, the request is served.
+    // With the token, the request is served; the scheme's name is
+    // case-insensitive.
+    let lower = sessionless(
+        addr,
+        "tools/list",
+        None,
+        json!({}),
+        &[("Authorization", "bearer secret")],
+    );
+    assert_eq!(lower.status, 200, "{}", lower.body);
     let listed = sessionless(addr, "tools/list", None, json!({}), &ok);
     assert_eq!(listed.status, 200, "{}", listed.body);
     assert!(
@@ -663,4 +688,50 @@ fn a_handshake_session_is_invisible_to_another_principal() {
         "no oracle"
     );
     assert_eq!(in_session("secret").status, 200);
+}
+
+/// Open a handshake session at `addr`; its id.
+fn open_session(addr: &str) -> String {
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}
+    }});
+    let opened = post(addr, &[], &initialize);
+    assert_eq!(opened.status, 200, "{}", opened.body);
+    opened
+        .head
+        .lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| value.trim().to_owned())
+        })
+        .expect("a session id")
+}
+
+#[test]
+fn handshake_sessions_are_bounded_by_max_runs_and_the_least_recently_used_goes() {
+    let dir = desk_dir("http-session-bound");
+    let served = serve(&dir, &["--max-runs", "2"]);
+    let addr = served.addr.as_str();
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}});
+    let status = |session: &str| {
+        post(
+            addr,
+            &[
+                ("Mcp-Session-Id", session),
+                ("MCP-Protocol-Version", "2025-06-18"),
+            ],
+            &list,
+        )
+        .status
+    };
+    let first = open_session(addr);
+    let second = open_session(addr);
+    assert_eq!(status(&first), 200, "the first session is used");
+    // A third session: the least recently used one (the second) goes.
+    let third = open_session(addr);
+    assert_eq!(status(&second), 404, "pushed out");
+    assert_eq!(status(&first), 200);
+    assert_eq!(status(&third), 200);
 }

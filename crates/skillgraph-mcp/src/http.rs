@@ -14,14 +14,15 @@ use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http::{HeaderValue, Request, Response, StatusCode, header};
 use http_body_util::{BodyExt, Full, combinators::BoxBody};
 use hyper::body::Incoming;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::session::{SessionId, SessionManager};
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
@@ -32,6 +33,9 @@ use crate::warn;
 
 /// The path the server answers on.
 const PATH: &str = "/mcp";
+
+/// How long a client may take to send a request's head.
+const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The header of a handshake session.
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -171,12 +175,33 @@ fn plain(status: StatusCode, text: &'static str) -> Response<Body> {
     response
 }
 
-/// What stands before rmcp's service: the path, the tokens, and which
-/// principal holds each handshake session.
+/// The session header's value put in place of a session another principal
+/// holds: no session has it, so rmcp answers it as an unknown session,
+/// after every check of its own.
+const NO_SESSION: &str = "not-a-session";
+
+/// The longest error message of a 400 answer passed on whole: rmcp's
+/// `-32020` messages repeat the client's headers.
+const MAX_ERROR_MESSAGE: usize = 512;
+
+/// A handshake session as this layer knows it.
+struct Held {
+    /// The principal it is bound to (with `--auth-tokens`).
+    principal: Option<String>,
+    /// When a request last named it.
+    last: Instant,
+    /// Requests naming it being handled now.
+    busy: usize,
+}
+
+/// What stands before rmcp's service: the path, the tokens, and the
+/// handshake sessions, each with its principal, at most `max_sessions`.
 struct Front {
     service: StreamableHttpService<Gateway, LocalSessionManager>,
+    manager: Arc<LocalSessionManager>,
     tokens: Option<Tokens>,
-    sessions: Mutex<HashMap<String, String>>,
+    sessions: Mutex<HashMap<String, Held>>,
+    max_sessions: usize,
 }
 
 impl Front {
@@ -193,8 +218,7 @@ impl Front {
                 .headers()
                 .get(header::AUTHORIZATION)
                 .and_then(|value| value.to_str().ok())
-                .and_then(|value| value.strip_prefix("Bearer "))
-                .map(str::trim);
+                .and_then(bearer_token);
             let Some(found) = presented.and_then(|token| tokens.principal(token)) else {
                 let mut response = plain(
                     StatusCode::UNAUTHORIZED,
@@ -222,36 +246,178 @@ impl Front {
             .get(SESSION_HEADER)
             .and_then(|value| value.to_str().ok())
             .map(str::to_owned);
-        if let (Some(session), Some(principal)) = (&session, &principal) {
-            let holder = self
-                .sessions
-                .lock()
-                .ok()
-                .and_then(|sessions| sessions.get(session).cloned());
-            if holder.is_some_and(|holder| holder != *principal) {
-                // As rmcp answers a session it does not hold.
-                return plain(StatusCode::NOT_FOUND, "Not Found: Session not found");
+        let mut held = false;
+        if let Some(session) = &session
+            && let Ok(mut sessions) = self.sessions.lock()
+            && let Some(entry) = sessions.get_mut(session)
+        {
+            if entry.principal == principal {
+                entry.last = Instant::now();
+                entry.busy += 1;
+                held = true;
+            } else {
+                // Answered by rmcp as an unknown session, after its Host,
+                // Origin and size checks, so the two cannot be told apart.
+                request
+                    .headers_mut()
+                    .insert(SESSION_HEADER, HeaderValue::from_static(NO_SESSION));
             }
         }
         let deleting = request.method() == http::Method::DELETE;
-        let response = self.service.handle(request).await;
-        if let Some(principal) = principal
-            && let Ok(mut sessions) = self.sessions.lock()
-        {
-            match (&session, response.headers().get(SESSION_HEADER)) {
-                (None, Some(new)) => {
-                    if let Ok(new) = new.to_str() {
-                        sessions.insert(new.to_owned(), principal);
-                    }
-                }
-                (Some(ended), _) if deleting => {
-                    sessions.remove(ended);
-                }
-                _ => {}
+        let mut response = bounded_error(self.service.handle(request).await).await;
+        if deleting && response.status() == StatusCode::ACCEPTED {
+            // The session is ended, and nothing follows: 204, which the
+            // SDKs take as done (rmcp says 202, which the Python SDK
+            // reports as a failed termination).
+            *response.status_mut() = StatusCode::NO_CONTENT;
+        }
+        let new = match (&session, response.headers().get(SESSION_HEADER)) {
+            (None, Some(new)) => new.to_str().ok().map(str::to_owned),
+            _ => None,
+        };
+        if let Some(session) = session.filter(|_| held) {
+            self.release(&session, deleting);
+        }
+        match new {
+            Some(new) => self.admit(new, principal, response).await,
+            None => response,
+        }
+    }
+
+    /// The end of a request naming `session`; a DELETE ends the session.
+    fn release(&self, session: &str, deleting: bool) {
+        if let Ok(mut sessions) = self.sessions.lock() {
+            if deleting {
+                sessions.remove(session);
+            } else if let Some(entry) = sessions.get_mut(session) {
+                entry.busy = entry.busy.saturating_sub(1);
             }
+        }
+    }
+
+    /// Hold the session `new` rmcp just opened for `principal`, closing
+    /// the least recently used idle session if there are `max_sessions`
+    /// already (SPEC §9.4); if every one is busy, the new session is closed
+    /// and its client told why.
+    async fn admit(
+        &self,
+        new: String,
+        principal: Option<String>,
+        response: Response<Body>,
+    ) -> Response<Body> {
+        let known: Vec<String> = match self.sessions.lock() {
+            Ok(sessions) if sessions.len() >= self.max_sessions => {
+                sessions.keys().cloned().collect()
+            }
+            _ => Vec::new(),
+        };
+        // Sessions rmcp closed on its own (idle past --run-ttl) go first.
+        let mut gone = Vec::new();
+        for id in known {
+            if !self
+                .manager
+                .has_session(&SessionId::from(id.as_str()))
+                .await
+                .unwrap_or(false)
+            {
+                gone.push(id);
+            }
+        }
+        let Some(evicted) = self.hold(new.clone(), principal, &gone) else {
+            let _ = self
+                .manager
+                .close_session(&SessionId::from(new.as_str()))
+                .await;
+            return plain(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Service Unavailable: this server holds as many sessions as --max-runs allows, and every one is busy; try again later",
+            );
+        };
+        if let Some(id) = evicted {
+            let _ = self
+                .manager
+                .close_session(&SessionId::from(id.as_str()))
+                .await;
         }
         response
     }
+
+    /// Forget the sessions `gone`, and hold `new` for `principal`: `None`
+    /// when the table is full and every session in it busy, else the
+    /// least recently used idle session it pushed out, if any.
+    fn hold(
+        &self,
+        new: String,
+        principal: Option<String>,
+        gone: &[String],
+    ) -> Option<Option<String>> {
+        let mut sessions = self.sessions.lock().ok()?;
+        for id in gone {
+            sessions.remove(id);
+        }
+        let mut evicted = None;
+        if sessions.len() >= self.max_sessions {
+            let id = sessions
+                .iter()
+                .filter(|(_, held)| held.busy == 0)
+                .min_by_key(|(_, held)| held.last)
+                .map(|(id, _)| id.clone())?;
+            sessions.remove(&id);
+            evicted = Some(id);
+        }
+        sessions.insert(
+            new,
+            Held {
+                principal,
+                last: Instant::now(),
+                busy: 0,
+            },
+        );
+        Some(evicted)
+    }
+}
+
+/// The token of an `Authorization` value of the bearer scheme, whose name
+/// is case-insensitive (RFC 7235).
+fn bearer_token(value: &str) -> Option<&str> {
+    let (scheme, token) = value.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+}
+
+/// A 400 answer whose JSON-RPC error message is cut to
+/// [`MAX_ERROR_MESSAGE`] characters (SPEC §9.7: at most 256 characters of
+/// client input are echoed); any other answer as it is.
+async fn bounded_error(response: Response<Body>) -> Response<Body> {
+    if response.status() != StatusCode::BAD_REQUEST {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let Ok(collected) = body.collect().await;
+    let bytes = collected.to_bytes();
+    let cut = serde_json::from_slice::<serde_json::Value>(&bytes)
+        .ok()
+        .and_then(|mut answer| {
+            let message = answer.pointer_mut("/error/message")?;
+            let text = message.as_str()?;
+            if text.chars().count() <= MAX_ERROR_MESSAGE {
+                return None;
+            }
+            let kept: String = text.chars().take(MAX_ERROR_MESSAGE / 2).collect();
+            *message = serde_json::Value::String(format!(
+                "{kept}… (cut: the message was {} bytes, most of them the request's own headers)",
+                text.len()
+            ));
+            serde_json::to_vec(&answer).ok()
+        });
+    let mut parts = parts;
+    let body = match cut {
+        Some(cut) => {
+            parts.headers.remove(header::CONTENT_LENGTH);
+            Bytes::from(cut)
+        }
+        None => bytes,
+    };
+    Response::from_parts(parts, Full::new(body).boxed())
 }
 
 /// Serve `hub` over HTTP on `listener` until `stop` completes.
@@ -262,8 +428,9 @@ pub(crate) async fn serve(
     tokens: Option<Tokens>,
     stop: impl std::future::Future<Output = ()>,
 ) {
-    let mut sessions = LocalSessionManager::default();
-    sessions.session_config.keep_alive = Some(config.run_ttl);
+    let mut manager = LocalSessionManager::default();
+    manager.session_config.keep_alive = Some(config.run_ttl);
+    let manager = Arc::new(manager);
     let mcp = StreamableHttpServerConfig::default()
         .with_allowed_hosts(config.allowed_hosts.clone())
         .with_allowed_origins(config.allowed_origins.clone())
@@ -271,13 +438,15 @@ pub(crate) async fn serve(
         .with_max_request_body_bytes(config.max_body);
     let service = StreamableHttpService::new(
         move || Ok(Gateway::new(Arc::clone(&hub))),
-        Arc::new(sessions),
+        Arc::clone(&manager),
         mcp,
     );
     let front = Arc::new(Front {
         service,
+        manager,
         tokens,
         sessions: Mutex::new(HashMap::new()),
+        max_sessions: config.max_runs.max(1),
     });
     tokio::pin!(stop);
     loop {
@@ -298,7 +467,10 @@ pub(crate) async fn serve(
                 let front = Arc::clone(&front);
                 async move { Ok::<_, Infallible>(front.handle(request).await) }
             });
+            // A client that never finishes its request head is let go.
             let _ = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(HEADER_READ_TIMEOUT)
                 .serve_connection(TokioIo::new(stream), service)
                 .await;
         });
