@@ -9,7 +9,7 @@ use skill_core::ToolResult;
 
 use crate::graph::Graph;
 use crate::record::{Event, ResultEvent};
-use crate::session::{CANCELLED, ReadError, Session, SessionConfig};
+use crate::session::{CANCELLED, INPUT_REQUIRED, ReadError, Session, SessionConfig};
 
 /// A record that cannot be replayed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -104,6 +104,8 @@ pub fn replay(graph: &Arc<Graph>, events: &[Event]) -> Result<Vec<Event>, Replay
             }) => {
                 if error == CANCELLED && status.is_none() {
                     session.observe_cancelled(tool_name);
+                } else if error == INPUT_REQUIRED && status.is_none() {
+                    session.observe_input_required(tool_name);
                 } else {
                     session.observe_failure(tool_name, error);
                 }

@@ -184,6 +184,15 @@ impl Run {
         self.session.end_iteration();
     }
 
+    /// A forwarded call of `tool` whose upstream asked the client for
+    /// input instead of answering (MCP's `input_required`): recorded, the
+    /// iteration ended, and nothing moves; the client's retry, with its
+    /// answers, is a call of its own (SPEC §9.5).
+    pub fn input_required(&mut self, tool: &str) {
+        self.session.observe_input_required(tool);
+        self.session.end_iteration();
+    }
+
     /// End an answered call's iteration: a move by a route brings the new
     /// skill's body; `before` is what was active when the call came.
     fn end_answered(&mut self, before: Vec<String>) -> RunAnswer {
@@ -229,6 +238,7 @@ mod tests {
     use super::*;
     use crate::record::{CallPolicy, CallRefusal};
     use crate::replay;
+    use crate::session::INPUT_REQUIRED;
 
     fn graph() -> Arc<Graph> {
         let map: SkillMap = serde_json::from_value(json!({
@@ -255,6 +265,21 @@ mod tests {
                 ..SessionConfig::default()
             },
         )
+    }
+
+    #[test]
+    fn a_call_that_needs_input_moves_nothing_and_replays() {
+        let mut run = run(CallPolicy::Scoped, &[]);
+        assert_eq!(run.call("lookup_order"), RunCall::Forward);
+        run.input_required("lookup_order");
+        assert_eq!(run.session().cursor(), Some("triage"), "nothing moved");
+        assert_eq!(run.session().iteration(), 2, "the attempt was an iteration");
+        let events = run.take_events();
+        assert!(events.iter().any(|event| matches!(
+            event,
+            Event::Result(result) if result.error.as_deref() == Some(INPUT_REQUIRED) && result.status.is_none()
+        )));
+        assert_eq!(replay(run.session().graph(), &events).unwrap(), events);
     }
 
     #[test]

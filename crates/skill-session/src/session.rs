@@ -67,6 +67,11 @@ pub fn skill_content(skill: &Skill) -> String {
 /// The `error` of a `result` event for a call the client cancelled.
 pub const CANCELLED: &str = "cancelled";
 
+/// The `error` of a `result` event for a call whose upstream asked the
+/// client for input first (MCP's `input_required`, SPEC §9.5): the client's
+/// retry is a call of its own.
+pub const INPUT_REQUIRED: &str = "input-required";
+
 /// How a session is set up: fixed for its whole life, and written in its
 /// record's `start` event.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -665,6 +670,19 @@ impl Session {
     /// recorded as a `result` with the error [`CANCELLED`] and no status,
     /// and never routed, so it moves nothing (SPEC §9.5).
     pub fn observe_cancelled(&mut self, tool: &str) {
+        self.observe_unanswered(tool, CANCELLED);
+    }
+
+    /// A call of `tool` whose upstream asked the client for input instead
+    /// of answering (MCP's `input_required`): recorded as a `result` with
+    /// the error [`INPUT_REQUIRED`] and no status, and never routed, so it
+    /// moves nothing; the client's retry is a call of its own (SPEC §9.5).
+    pub fn observe_input_required(&mut self, tool: &str) {
+        self.observe_unanswered(tool, INPUT_REQUIRED);
+    }
+
+    /// A call of `tool` that got no answer to route on, for `why`.
+    fn observe_unanswered(&mut self, tool: &str, why: &str) {
         let offered = self.offers_call(tool);
         self.events.push(Event::Result(ResultEvent {
             iteration: self.iteration,
@@ -673,7 +691,7 @@ impl Session {
             bytes: 0,
             result: String::new(),
             offered,
-            error: Some(CANCELLED.to_owned()),
+            error: Some(why.to_owned()),
         }));
     }
 

@@ -1,9 +1,12 @@
-//! What an upstream sends unasked reaches only the client it is for (SPEC
-//! §9.5): `skillgraph serve --http` in front of an upstream served by this
-//! test over HTTP, with two rmcp clients, each able to answer sampling
-//! requests and each counting the log messages it gets. The upstream's
-//! `ask` tool logs a line, waits, then asks its client to sample; a
-//! request or a line must never reach the other client.
+//! What an upstream asks of a client reaches only the client it is for, and
+//! comes back (SPEC §9.5): `skillgraph serve --http` in front of an
+//! upstream served by this test over HTTP, with rmcp clients able to answer
+//! sampling requests and counting the log messages they get. The
+//! upstream's `ask` tool logs a line, waits, then asks its client to
+//! sample; a request or a line must never reach another client. Its
+//! `confirm` tool answers `input_required` (the sessionless generation's
+//! way to ask), which serve either fulfils for a handshake client or hands
+//! to a sessionless one, whose retry comes back through serve.
 
 #![allow(deprecated)] // sampling and logging are the handshake generation's
 
@@ -19,9 +22,10 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
-    ContentBlock, CreateMessageRequestParams, CreateMessageResult, ListToolsResult, LoggingLevel,
-    LoggingMessageNotificationParam, PaginatedRequestParams, ServerCapabilities, ServerConfig,
-    Tool,
+    ContentBlock, CreateMessageRequestParams, CreateMessageResult, DiscoverResult,
+    InitializeRequestParams, InitializeResult, InputRequiredResult, ListToolsResult, LoggingLevel,
+    LoggingMessageNotificationParam, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
+    ServerConfig, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::transport::StreamableHttpClientTransport;
@@ -35,12 +39,49 @@ use common::{desk, one_upstream};
 /// How long `ask` waits between its log line and its sampling request.
 const PAUSE: Duration = Duration::from_millis(600);
 
-/// The upstream: one tool, `ask`, that logs, waits, and asks its client
-/// for a sample, answering with the sample's text or the refusal.
+/// The upstream: `ask` logs, waits, and asks its client for a sample,
+/// answering with the sample's text or the refusal; `confirm` asks by
+/// `input_required`. A `legacy` one knows only the handshake generation,
+/// where a server sends requests of its own; the other only the newest,
+/// where it asks by `input_required`.
 #[derive(Clone)]
-struct Asker;
+struct Asker {
+    legacy: bool,
+}
 
 impl ServerHandler for Asker {
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        if !self.legacy {
+            return Err(ErrorData::invalid_request(
+                "this server speaks the 2026-07-28 revision only",
+                None,
+            ));
+        }
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
+    }
+
+    async fn discover(
+        &self,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, ErrorData> {
+        if self.legacy {
+            return Err(ErrorData::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                "server/discover is not known here",
+                None,
+            ));
+        }
+        Ok(DiscoverResult::from_server_info(
+            ProtocolVersion::KNOWN_VERSIONS.to_vec(),
+            self.get_info(),
+        ))
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
             ServerCapabilities::builder()
@@ -56,19 +97,34 @@ impl ServerHandler for Asker {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let schema = json!({"type": "object", "properties": {}});
-        let tool = Tool::new(
-            "ask",
-            "Asks the client for a sample",
-            Arc::new(schema.as_object().cloned().unwrap_or_default()),
+        let schema = Arc::new(schema.as_object().cloned().unwrap_or_default());
+        let ask = Tool::new("ask", "Asks the client for a sample", Arc::clone(&schema));
+        let confirm = Tool::new(
+            "confirm",
+            "Asks for a sample by input_required",
+            Arc::clone(&schema),
         );
-        Ok(ListToolsResult::with_all_items(vec![tool]))
+        let declared = Tool::new("declared", "Says what the client declared", schema);
+        Ok(ListToolsResult::with_all_items(vec![
+            ask, confirm, declared,
+        ]))
     }
 
     async fn call_tool(
         &self,
-        _request: CallToolRequestParams,
+        request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if request.name == "confirm" {
+            return Ok(confirm(&request));
+        }
+        if request.name == "declared" {
+            let declared = serde_json::to_string(&context.meta.client_capabilities())
+                .expect("capabilities serialize");
+            return Ok(CallToolResponse::Complete(CallToolResult::success(vec![
+                ContentBlock::text(declared),
+            ])));
+        }
         let line = LoggingMessageNotificationParam::new(LoggingLevel::Info, json!("asking"));
         let _ = context.peer.notify_logging_message(line).await;
         tokio::time::sleep(PAUSE).await;
@@ -90,14 +146,44 @@ impl ServerHandler for Asker {
     }
 }
 
-/// Serve [`Asker`] over streamable HTTP on a free loopback port; its URL.
-async fn start_asker() -> String {
+/// `confirm`: with the answer to its input request and its state, the
+/// sample's text; else the request, by `input_required`.
+fn confirm(request: &CallToolRequestParams) -> CallToolResponse {
+    let answered = request
+        .input_responses
+        .as_ref()
+        .and_then(|answers| answers.get("who"))
+        .map(|answer| answer["content"]["text"].to_string());
+    match (answered, request.request_state.as_deref()) {
+        (Some(text), Some("asked-once")) => CallToolResponse::Complete(CallToolResult::success(
+            vec![ContentBlock::text(format!("confirmed by {text}"))],
+        )),
+        _ => {
+            let asked = serde_json::from_value(json!({"who": {
+                "method": "sampling/createMessage",
+                "params": {
+                    "messages": [{"role": "user", "content": {"type": "text", "text": "who are you?"}}],
+                    "maxTokens": 10
+                }
+            }}))
+            .expect("input requests");
+            CallToolResponse::InputRequired(InputRequiredResult::new(
+                Some(asked),
+                Some("asked-once".to_owned()),
+            ))
+        }
+    }
+}
+
+/// Serve an [`Asker`], `legacy` or not, over streamable HTTP on a free
+/// loopback port; its URL.
+async fn start_asker(legacy: bool) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("a free port");
     let url = format!("http://{}/mcp", listener.local_addr().expect("bound"));
     let service = StreamableHttpService::new(
-        || Ok(Asker),
+        move || Ok(Asker { legacy }),
         Arc::new(LocalSessionManager::default()),
         StreamableHttpServerConfig::default(),
     );
@@ -221,16 +307,7 @@ fn first_text(result: &CallToolResult) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_upstreams_request_and_log_line_reach_only_the_client_whose_call_it_came_during() {
-    let asker = start_asker().await;
-    let mut servers = one_upstream();
-    servers["asker"] = json!({"url": asker});
-    let dir = desk("relay-owner", servers, |map| {
-        map["skills"]["triage"]["tools"]
-            .as_array_mut()
-            .expect("triage has tools")
-            .push(json!({"name": "ask"}));
-    });
-    let served = serve(&dir);
+    let served = desk_with_asker("relay-owner", true).await;
     let ann = Person::new("ann");
     let bob = Person::new("bob");
     let connect = |person: &Person| {
@@ -291,4 +368,130 @@ async fn an_upstreams_request_and_log_line_reach_only_the_client_whose_call_it_c
     );
     let _ = ann_client.cancel().await;
     let _ = bob_client.cancel().await;
+}
+
+/// The support desk with an asker beside it, `legacy` or not, `ask` and
+/// `confirm` in triage; served.
+async fn desk_with_asker(name: &str, legacy: bool) -> Served {
+    let asker = start_asker(legacy).await;
+    let mut servers = one_upstream();
+    servers["asker"] = json!({"url": asker});
+    let dir = desk(name, servers, |map| {
+        let tools = map["skills"]["triage"]["tools"]
+            .as_array_mut()
+            .expect("triage has tools");
+        tools.push(json!({"name": "ask"}));
+        tools.push(json!({"name": "confirm"}));
+        tools.push(json!({"name": "declared"}));
+    });
+    serve(&dir)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_input_request_is_fulfilled_for_a_handshake_client_and_handed_to_a_sessionless_one() {
+    let served = desk_with_asker("relay-input", false).await;
+
+    // The handshake generation takes requests: serve asks it, and retries.
+    let ann = Person::new("ann");
+    let client = ann
+        .clone()
+        .serve(StreamableHttpClientTransport::from_uri(served.url.clone()))
+        .await
+        .expect("ann's handshake");
+    let answer = client
+        .call_tool(CallToolRequestParams::new("confirm"))
+        .await
+        .expect("the call is answered");
+    assert_eq!(
+        first_text(&answer),
+        "confirmed by \"I am ann\"",
+        "{answer:?}"
+    );
+    // The upstream is told what this client declared: sampling, nothing else.
+    let declared = client
+        .call_tool(CallToolRequestParams::new("declared"))
+        .await
+        .expect("the call is answered");
+    let declared: serde_json::Value =
+        serde_json::from_str(&first_text(&declared)).expect("capabilities as JSON");
+    assert!(declared.get("sampling").is_some(), "{declared}");
+    assert!(
+        declared.get("elicitation").is_none() && declared.get("roots").is_none(),
+        "{declared}"
+    );
+    let _ = client.cancel().await;
+
+    // The sessionless generation fulfils the request itself and retries.
+    let http = reqwest_free_post(&served.url);
+    let first = http(json!({"name": "confirm", "arguments": {}}));
+    let result = &first["result"];
+    assert_eq!(result["resultType"], "input_required", "{first}");
+    assert_eq!(
+        result["inputRequests"]["who"]["method"], "sampling/createMessage",
+        "{first}"
+    );
+    let handle = result["_meta"]["skillgraph/run"]
+        .as_str()
+        .expect("the run's handle")
+        .to_owned();
+    let retry = http(json!({
+        "name": "confirm",
+        "arguments": {"skillgraph_run": handle},
+        "inputResponses": {"who": {"role": "assistant", "model": "m",
+            "content": {"type": "text", "text": "I am bob"}}},
+        "requestState": result["requestState"]
+    }));
+    let text = retry["result"]["content"][0]["text"]
+        .as_str()
+        .map(str::to_owned);
+    assert_eq!(
+        text.as_deref(),
+        Some("confirmed by \"I am bob\""),
+        "{retry}"
+    );
+}
+
+/// A sessionless `tools/call` poster for `url`: each call's JSON-RPC
+/// answer, over a plain HTTP/1.1 connection.
+fn reqwest_free_post(url: &str) -> impl Fn(serde_json::Value) -> serde_json::Value {
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    move |params| {
+        use std::io::{Read, Write};
+        let mut params = params;
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"sampling": {}}
+        });
+        let name = params["name"].as_str().unwrap_or_default().to_owned();
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+            .to_string();
+        let mut stream = std::net::TcpStream::connect(&addr).expect("serve accepts");
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: {name}\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        stream.write_all(request.as_bytes()).expect("sent");
+        let mut raw = String::new();
+        stream.read_to_string(&mut raw).expect("read");
+        let line = raw
+            .lines()
+            .rev()
+            .find_map(|line| line.strip_prefix("data: "))
+            .or_else(|| raw.split("\r\n\r\n").nth(1))
+            .unwrap_or_default()
+            .to_owned();
+        let line = if line.starts_with('{') {
+            line
+        } else {
+            // A chunked JSON body: the JSON inside.
+            line.lines()
+                .find(|l| l.starts_with('{'))
+                .unwrap_or_default()
+                .to_owned()
+        };
+        serde_json::from_str(&line).unwrap_or_else(|_| panic!("a JSON answer, not {raw:?}"))
+    }
 }

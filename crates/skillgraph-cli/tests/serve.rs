@@ -270,7 +270,7 @@ async fn a_killed_upstream_fails_its_own_tools_by_name_as_tool_errors_and_the_re
     let rest_file = common::write(&scratch_data, "rest.json", &rest.to_string());
     let pid_file = scratch_data.join("orders.pid");
     let script = format!(
-        "echo $$ > '{}'; exec '{}' --data '{}'",
+        "echo $$ >> '{}'; exec '{}' --data '{}'",
         pid_file.display(),
         desk_upstream().display(),
         orders_file
@@ -281,9 +281,13 @@ async fn a_killed_upstream_fails_its_own_tools_by_name_as_tool_errors_and_the_re
     });
     let dir = desk("killed", servers, |_| {});
     let (client, _) = connect(&dir, &[]).await;
-    let pid = std::fs::read_to_string(&pid_file).expect("the pid is written");
+    // One process per protocol generation the upstream offers: both go.
+    let pids = std::fs::read_to_string(&pid_file).expect("the pids are written");
+    let pids: Vec<&str> = pids.split_whitespace().collect();
+    assert_eq!(pids.len(), 2, "desk-upstream offers both generations");
     let killed = Command::new("kill")
-        .args(["-9", pid.trim()])
+        .arg("-9")
+        .args(&pids)
         .status()
         .expect("kill runs");
     assert!(killed.success());

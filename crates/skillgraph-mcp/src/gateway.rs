@@ -38,7 +38,7 @@ use crate::relay::Caller;
 use crate::runs::{Generation, RUN_ARGUMENT, RUN_META, Runs, Slot, State, lock, mint_handle};
 use crate::skill_files::SkillFiles;
 use crate::stdio::MAX_ECHO;
-use crate::upstream::{Upstreams, shown};
+use crate::upstream::{Answer, Upstreams, shown};
 use crate::warn;
 
 /// The record's resource.
@@ -356,7 +356,8 @@ impl Gateway {
     /// The client of the request `context` serves, as the upstreams reach
     /// it.
     fn caller(&self, context: &RequestContext<RoleServer>) -> Caller {
-        Caller::new(&context.peer, &context.id, self.connection)
+        let sessionless = Generation::of(context) == Generation::Sessionless;
+        Caller::new(&context.peer, &context.id, self.connection, sessionless)
     }
 
     /// The record a `resources/read` of `uri` names, as text; `None` when
@@ -495,6 +496,15 @@ fn fail(
 }
 
 /// A forwarded call the client cancelled: recorded, and nothing moves.
+/// End a call whose upstream asked the client for input (MCP's
+/// `input_required`): recorded, and nothing moves.
+fn end_input_required(slot: &Slot, name: &str, generation: Generation) -> Result<(), ErrorData> {
+    let mut state = lock(slot)?;
+    state.run(generation).input_required(name);
+    state.flush();
+    Ok(())
+}
+
 fn end_cancelled_call(slot: &Slot, name: &str, generation: Generation) -> Result<(), ErrorData> {
     let mut state = lock(slot)?;
     state.run(generation).cancelled(name);
@@ -632,20 +642,42 @@ impl ServerHandler for Gateway {
                     // moves this handler's future into a task of its own per
                     // request.
                     let progress = context.meta.get_progress_token();
+                    // What the client declared: at its handshake, or with
+                    // this request on the sessionless generation.
+                    let capabilities = match generation {
+                        Generation::Sessionless => context.meta.client_capabilities(),
+                        Generation::Handshake => context
+                            .peer
+                            .peer_info()
+                            .map(|info| info.capabilities.clone()),
+                    };
                     let call = Box::pin(self.hub.upstreams.call(
-                        name,
-                        request.arguments,
+                        request,
                         progress,
                         caller,
+                        capabilities,
                     ));
                     let outcome = tokio::select! {
                         outcome = call => Some(outcome),
                         () = context.ct.cancelled() => None,
                     };
                     match outcome {
-                        Some(Ok(answer)) => {
+                        Some(Ok(Answer::Result(answer))) => {
                             self.hub.upstreams.remember_result(name, &answer);
                             route(&slot, name, answer, generation)?
+                        }
+                        Some(Ok(Answer::InputRequired(mut asked))) => {
+                            // The client fulfils the requests and retries:
+                            // this attempt moved nothing (SPEC §9.5).
+                            end_input_required(&slot, name, generation)?;
+                            if let Some(handle) = handle {
+                                asked
+                                    .meta
+                                    .get_or_insert_with(Default::default)
+                                    .0
+                                    .insert(RUN_META.to_owned(), Value::String(handle));
+                            }
+                            return Ok(CallToolResponse::InputRequired(asked));
                         }
                         Some(Err(failure)) => fail(&slot, name, &failure, generation)?,
                         None => {
@@ -675,13 +707,18 @@ impl ServerHandler for Gateway {
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         let record = Resource::new(RECORD_URI, "record")
             .with_description("This session's record: one JSON event a line (skillgraph record v1)")
             .with_mime_type("application/jsonl");
         let mut resources = vec![record];
-        resources.extend(self.hub.upstreams.list_resources().await);
+        resources.extend(
+            self.hub
+                .upstreams
+                .list_resources(Generation::of(&context))
+                .await,
+        );
         Ok(ListResourcesResult::with_all_items(resources))
     }
 
@@ -701,7 +738,12 @@ impl ServerHandler for Gateway {
                 ResourceContents::text(text?, request.uri).with_mime_type("application/jsonl");
             return Ok(ReadResourceResult::new(vec![contents]).into());
         }
-        if let Some(read) = self.hub.upstreams.read_resource(request.clone()).await {
+        if let Some(read) = self
+            .hub
+            .upstreams
+            .read_resource(request.clone(), Generation::of(&context))
+            .await
+        {
             return read.map(Into::into);
         }
         Err(ErrorData::resource_not_found(
@@ -749,7 +791,7 @@ impl ServerHandler for Gateway {
     async fn list_resource_templates(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
         let mut templates = Vec::new();
         if self.hub.runs.is_some() {
@@ -759,34 +801,49 @@ impl ServerHandler for Gateway {
                     .with_mime_type("application/jsonl"),
             );
         }
-        templates.extend(self.hub.upstreams.list_resource_templates().await);
+        templates.extend(
+            self.hub
+                .upstreams
+                .list_resource_templates(Generation::of(&context))
+                .await,
+        );
         Ok(ListResourceTemplatesResult::with_all_items(templates))
     }
 
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
         Ok(ListPromptsResult::with_all_items(
-            self.hub.upstreams.list_prompts().await,
+            self.hub
+                .upstreams
+                .list_prompts(Generation::of(&context))
+                .await,
         ))
     }
 
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        self.hub.upstreams.get_prompt(request).await.map(Into::into)
+        self.hub
+            .upstreams
+            .get_prompt(request, Generation::of(&context))
+            .await
+            .map(Into::into)
     }
 
     async fn complete(
         &self,
         request: CompleteRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        self.hub.upstreams.complete(request).await
+        self.hub
+            .upstreams
+            .complete(request, Generation::of(&context))
+            .await
     }
 
     #[allow(deprecated)]
@@ -799,7 +856,10 @@ impl ServerHandler for Gateway {
             .upstreams
             .relay()
             .set_client(&self.caller(&context));
-        self.hub.upstreams.set_level(request).await
+        self.hub
+            .upstreams
+            .set_level(request, Generation::of(&context))
+            .await
     }
 
     #[allow(deprecated)]
@@ -810,18 +870,21 @@ impl ServerHandler for Gateway {
     ) -> Result<(), ErrorData> {
         let caller = self.caller(&context);
         self.hub.upstreams.relay().set_client(&caller);
-        self.hub.upstreams.subscribe(request, &caller).await
+        self.hub
+            .upstreams
+            .subscribe(request, &caller, Generation::of(&context))
+            .await
     }
 
     #[allow(deprecated)]
     async fn unsubscribe(
         &self,
         request: UnsubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         self.hub
             .upstreams
-            .unsubscribe(request, self.connection)
+            .unsubscribe(request, self.connection, Generation::of(&context))
             .await
     }
 

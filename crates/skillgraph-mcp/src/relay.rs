@@ -30,9 +30,10 @@ use std::sync::{Arc, Mutex};
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ClientResult, CreateMessageRequest,
     CreateMessageRequestParams, CreateMessageResult, ElicitRequest, ElicitRequestParams,
-    ElicitResult, ErrorCode, GetExtensions, Implementation, ListRootsRequest, ListRootsResult,
-    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, RequestId,
-    ResourceUpdatedNotificationParam, ServerRequest,
+    ElicitResult, ErrorCode, GetExtensions, Implementation, InputRequest, InputRequests,
+    InputResponses, ListRootsRequest, ListRootsResult, LoggingMessageNotificationParam,
+    ProgressNotificationParam, ProgressToken, RequestId, ResourceUpdatedNotificationParam,
+    ServerRequest,
 };
 use rmcp::service::{NotificationContext, OriginatingRequestId, Peer, RequestContext};
 use rmcp::{ClientHandler, ErrorData, RoleClient, RoleServer};
@@ -73,17 +74,40 @@ pub(crate) struct Caller {
     /// The connection's number: one per stdio connection, HTTP session or
     /// sessionless request.
     connection: u64,
+    /// Whether the client speaks the sessionless generation, which takes
+    /// no request from a server.
+    sessionless: bool,
 }
 
 impl Caller {
     /// The request `request` of the client `peer` on connection number
-    /// `connection`.
-    pub(crate) fn new(peer: &Peer<RoleServer>, request: &RequestId, connection: u64) -> Self {
+    /// `connection`, of the sessionless generation or not.
+    pub(crate) fn new(
+        peer: &Peer<RoleServer>,
+        request: &RequestId,
+        connection: u64,
+        sessionless: bool,
+    ) -> Self {
         Caller {
             peer: peer.clone(),
             request: request.clone(),
             connection,
+            sessionless,
         }
+    }
+
+    /// Whether the client speaks the sessionless generation.
+    pub(crate) fn sessionless(&self) -> bool {
+        self.sessionless
+    }
+
+    /// What the client declared at its handshake; `None` for a client of
+    /// the sessionless generation, which takes no request from a server.
+    fn declared(&self) -> Option<ClientCapabilities> {
+        if self.sessionless {
+            return None;
+        }
+        self.peer.peer_info().map(|info| info.capabilities.clone())
     }
 
     /// The client.
@@ -280,6 +304,59 @@ impl Relay {
         }
     }
 
+    /// Ask `caller`'s client for each input `server` asked for with an
+    /// `input_required` answer; the client's answers, by the same keys.
+    /// Every input the client did not declare the capability for is
+    /// refused, never answered in its place.
+    pub(crate) async fn fulfil(
+        &self,
+        server: &str,
+        caller: &Caller,
+        inputs: InputRequests,
+    ) -> Result<InputResponses, String> {
+        let mut answers = InputResponses::new();
+        for (key, input) in inputs {
+            let (what, request, declared): (_, _, fn(&ClientCapabilities) -> bool) = match input {
+                InputRequest::CreateMessage(request) => (
+                    "sampling",
+                    ServerRequest::CreateMessageRequest(request),
+                    |c| c.sampling.is_some(),
+                ),
+                InputRequest::Elicitation(request) => {
+                    ("elicitation", ServerRequest::ElicitRequest(request), |c| {
+                        c.elicitation.is_some()
+                    })
+                }
+                InputRequest::ListRoots(request) => {
+                    ("roots", ServerRequest::ListRootsRequest(request), |c| {
+                        c.roots.is_some()
+                    })
+                }
+                _ => {
+                    return Err(format!(
+                        "upstream server \"{server}\" asked the client for an input of a kind skillgraph serve does not know, so the call cannot go on"
+                    ));
+                }
+            };
+            if !caller.declared().is_some_and(|c| declared(&c)) {
+                return Err(format!(
+                    "skillgraph serve cannot pass {server}'s {what} request on: the client did not declare the {what} capability"
+                ));
+            }
+            let answer = ask(caller.clone(), request).await.map_err(|error| {
+                format!(
+                    "the client did not answer {server}'s {what} request: {}",
+                    error.message
+                )
+            })?;
+            let answer = serde_json::to_value(answer).map_err(|error| {
+                format!("the client's {what} answer cannot be passed on: {error}")
+            })?;
+            answers.insert(key, answer);
+        }
+        Ok(answers)
+    }
+
     /// The client `server`'s `what` request is for, when it declared what
     /// `wanted` says it must have.
     fn client_for(
@@ -299,13 +376,7 @@ impl Relay {
             Ok(caller) => caller,
             Err(none) => return refused(none.reason()),
         };
-        // A client of the sessionless generation made no handshake, and
-        // takes no request from a server.
-        match caller
-            .peer
-            .peer_info()
-            .map(|info| info.capabilities.clone())
-        {
+        match caller.declared() {
             Some(capabilities) if wanted(&capabilities) => Ok(caller),
             Some(_) => refused(format!("the client did not declare the {what} capability")),
             None => refused(

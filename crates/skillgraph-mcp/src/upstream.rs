@@ -7,27 +7,25 @@
 
 use std::collections::{BTreeMap, VecDeque};
 use std::path::Path;
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rmcp::ServiceExt;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotification,
-    CancelledNotificationParam, ClientRequest, JsonObject, ProgressToken, RequestId, ServerResult,
-    Tool,
+    CancelledNotificationParam, ClientCapabilities, ClientRequest, DEFAULT_MRTR_MAX_ROUNDS,
+    InputRequiredResult, ProgressToken, RequestId, RequestMetaObject, ServerResult, Tool,
 };
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient, RunningService, ServiceError};
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use skillgraph::{McpServer, McpTransport};
+use skillgraph::McpServer;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::ChildStderr;
 
 use crate::relay::{Caller, Relay, UpstreamHandler};
+use crate::runs::Generation;
+use crate::warn_raw;
 
 mod passthrough;
-use crate::warn_raw;
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{ChildStderr, Command};
+mod start;
 
 /// How much of an upstream server's standard error is kept for messages.
 const STDERR_TAIL: usize = 2048;
@@ -138,11 +136,61 @@ fn drain_stderr(server: String, stderr: ChildStderr, tail: Tail) {
     });
 }
 
+/// A running upstream server's connections: one per generation it offers.
+enum Connections {
+    /// It offers both: each client's requests go on the connection of its
+    /// own generation.
+    Both {
+        /// Spoken in the handshake generation.
+        handshake: RunningService<RoleClient, UpstreamHandler>,
+        /// Spoken in the sessionless generation.
+        sessionless: RunningService<RoleClient, UpstreamHandler>,
+    },
+    /// It offers one generation: every client's requests go there.
+    One(RunningService<RoleClient, UpstreamHandler>),
+}
+
 /// One running upstream server.
 struct Upstream {
     name: String,
-    client: RunningService<RoleClient, UpstreamHandler>,
+    connections: Connections,
     stderr: Tail,
+}
+
+impl Upstream {
+    /// The connection for a client of `generation`: its own generation's
+    /// when the server offers it.
+    fn peer(&self, generation: Generation) -> &Peer<RoleClient> {
+        match (&self.connections, generation) {
+            (Connections::One(one), _) => one.peer(),
+            (Connections::Both { handshake, .. }, Generation::Handshake) => handshake.peer(),
+            (Connections::Both { sessionless, .. }, Generation::Sessionless) => sessionless.peer(),
+        }
+    }
+
+    /// Close the connections; the server sees the end of its input.
+    async fn close(self) {
+        match self.connections {
+            Connections::Both {
+                handshake,
+                sessionless,
+            } => {
+                let _ = handshake.cancel().await;
+                let _ = sessionless.cancel().await;
+            }
+            Connections::One(one) => {
+                let _ = one.cancel().await;
+            }
+        }
+    }
+}
+
+/// Whether `peer` speaks the sessionless generation (it answered
+/// `server/discover`), which takes the client's capabilities with each
+/// request.
+fn speaks_sessionless(peer: &Peer<RoleClient>) -> bool {
+    peer.peer_info()
+        .is_some_and(|info| !info.protocol_version.has_initialize())
 }
 
 /// Every upstream server, and which one offers each tool.
@@ -201,7 +249,7 @@ impl Upstreams {
                 server: name.clone(),
                 relay: started.relay.clone(),
             };
-            let (upstream, tools) = start_one(dir, name, decl, timeout, handler).await?;
+            let (upstream, tools) = start::start_one(dir, name, decl, timeout, handler).await?;
             let index = started.servers.len();
             started.servers.push(upstream);
             for tool in tools {
@@ -245,75 +293,119 @@ impl Upstreams {
     /// Close every connection; each server sees the end of its input.
     pub(crate) async fn shut_down(self) {
         for server in self.servers {
-            let _ = server.client.cancel().await;
+            server.close().await;
         }
     }
 
     /// Forward one call of `caller`, unchanged, to the server that offers
     /// it; the upstream's progress reaches the caller under its `progress`
     /// token, and what the server sends while the call runs goes to the
-    /// caller.
+    /// caller. An upstream of the sessionless generation is told the
+    /// caller's `capabilities`; when it asks for input first
+    /// (`input_required`), a client of the handshake generation is asked
+    /// for each input and the call retried with its answers, and a
+    /// sessionless client gets the request to fulfil and retry itself.
     ///
     /// # Errors
     ///
     /// Why the call failed, naming the server: it is gone, it did not
-    /// answer in time (the call is then cancelled upstream), or it answered
-    /// with a protocol error.
+    /// answer in time (the call is then cancelled upstream), it answered
+    /// with a protocol error, or it asked for input the client could not
+    /// give.
     pub(crate) async fn call(
         &self,
-        name: &str,
-        arguments: Option<JsonObject>,
+        mut params: CallToolRequestParams,
         progress: Option<ProgressToken>,
         caller: Caller,
-    ) -> Result<CallToolResult, String> {
-        let Some((index, _)) = self.tools.get(name) else {
+        capabilities: Option<ClientCapabilities>,
+    ) -> Result<Answer, String> {
+        let name = params.name.to_string();
+        let Some((index, _)) = self.tools.get(&name) else {
             return Err(format!("no upstream server offers a tool named \"{name}\""));
         };
         let upstream = &self.servers[*index];
-        let mut params = CallToolRequestParams::new(name.to_owned());
-        params.arguments = arguments;
-        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-        let peer = upstream.client.peer();
+        let generation = if caller.sessionless() {
+            Generation::Sessionless
+        } else {
+            Generation::Handshake
+        };
+        let peer = upstream.peer(generation);
+        let meta = capabilities
+            .filter(|_| speaks_sessionless(peer))
+            .map(|capabilities| {
+                let mut meta = RequestMetaObject::default();
+                meta.set_client_capabilities(capabilities);
+                meta
+            });
+        // The client's own `_meta` was for serve; the upstream gets its own.
+        params.meta = None;
         let client = caller.peer().clone();
-        let _running = self.relay.running(&upstream.name, caller);
-        let handle = match peer
-            .send_request_with_option(request, PeerRequestOptions::no_options())
-            .await
-        {
-            Ok(handle) => handle,
-            Err(error) => return Err(failure(upstream, name, error)),
-        };
-        // The upstream's progress reaches the client under its own token.
-        let _progress = progress.map(|token| {
-            self.relay
-                .route_progress(handle.progress_token.clone(), token, client)
-        });
-        // Dropped before the answer (at the timeout, or when the client
-        // cancels the request it serves), the guard cancels the call upstream.
-        let mut guard = CancelOnDrop {
-            peer: peer.clone(),
-            id: Some(handle.id.clone()),
-        };
-        let answer = tokio::time::timeout(self.timeout, handle.await_response()).await;
-        match answer {
-            Ok(answer) => {
-                guard.id = None;
-                match answer {
-                    Ok(ServerResult::CallToolResult(result)) => Ok(result),
-                    Ok(_) => Err(format!(
-                        "upstream server \"{}\" answered {name} with a result that is not a tool result (an input request or a task), which skillgraph serve does not relay",
-                        upstream.name
-                    )),
-                    Err(error) => Err(failure(upstream, name, error)),
+        let handshake_client = !caller.sessionless();
+        let _running = self.relay.running(&upstream.name, caller.clone());
+        for _ in 0..DEFAULT_MRTR_MAX_ROUNDS {
+            let request = ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
+            let mut options = PeerRequestOptions::no_options();
+            options.meta = meta.clone();
+            let handle = match peer.send_request_with_option(request, options).await {
+                Ok(handle) => handle,
+                Err(error) => return Err(failure(upstream, &name, error)),
+            };
+            // The upstream's progress reaches the client under its own token.
+            let _progress = progress.clone().map(|token| {
+                self.relay
+                    .route_progress(handle.progress_token.clone(), token, client.clone())
+            });
+            // Dropped before the answer (at the timeout, or when the client
+            // cancels the request it serves), the guard cancels the call
+            // upstream.
+            let mut guard = CancelOnDrop {
+                peer: peer.clone(),
+                id: Some(handle.id.clone()),
+            };
+            let Ok(answer) = tokio::time::timeout(self.timeout, handle.await_response()).await
+            else {
+                return Err(format!(
+                    "upstream server \"{}\" did not answer {name} within {} s, so the call was cancelled; raise `--upstream-timeout` if it needs longer",
+                    upstream.name,
+                    self.timeout.as_secs()
+                ));
+            };
+            guard.id = None;
+            match answer {
+                Ok(ServerResult::CallToolResult(result)) => return Ok(Answer::Result(result)),
+                Ok(ServerResult::InputRequiredResult(asked)) if handshake_client => {
+                    let inputs = asked.input_requests.unwrap_or_default();
+                    params.input_responses =
+                        Some(self.relay.fulfil(&upstream.name, &caller, inputs).await?);
+                    params.request_state = asked.request_state;
                 }
+                Ok(ServerResult::InputRequiredResult(asked)) => {
+                    return Ok(Answer::InputRequired(asked));
+                }
+                Ok(_) => {
+                    return Err(format!(
+                        "upstream server \"{}\" answered {name} with a result that is not a tool result (a task), which skillgraph serve does not relay",
+                        upstream.name
+                    ));
+                }
+                Err(error) => return Err(failure(upstream, &name, error)),
             }
-            Err(_) => Err(format!(
-                "upstream server \"{}\" did not answer {name} within {} s, so the call was cancelled; raise `--upstream-timeout` if it needs longer",
-                upstream.name,
-                self.timeout.as_secs()
-            )),
         }
+        Err(format!(
+            "upstream server \"{}\" asked for input {DEFAULT_MRTR_MAX_ROUNDS} times over for {name} without answering, so serve stopped asking the client",
+            upstream.name
+        ))
     }
+}
+
+/// What a forwarded call gave.
+#[derive(Debug)]
+pub(crate) enum Answer {
+    /// The tool's result.
+    Result(CallToolResult),
+    /// The upstream asks a sessionless client for input first: the client
+    /// fulfils the requests and retries the call with its answers.
+    InputRequired(InputRequiredResult),
 }
 
 /// Why a call failed, naming the server.
@@ -357,177 +449,4 @@ impl Drop for CancelOnDrop {
             let _ = peer.send_notification(notification.into()).await;
         });
     }
-}
-
-/// Start one server and list its tools.
-async fn start_one(
-    dir: &Path,
-    name: &str,
-    decl: &McpServer,
-    timeout: Duration,
-    handler: UpstreamHandler,
-) -> Result<(Upstream, Vec<Tool>), StartError> {
-    let declared = |reason: &str| StartError::Declaration {
-        server: name.to_owned(),
-        reason: reason.to_owned(),
-    };
-    match (&decl.url, decl.command.is_empty(), decl.transport) {
-        (Some(_), false, _) => {
-            return Err(declared(
-                "it has both `command` and `url`; keep `command` for a program to start, `url` for a server already running",
-            ));
-        }
-        (None, true, _) => {
-            return Err(declared(
-                "it has neither `command` (a program to start) nor `url` (a streamable-HTTP server)",
-            ));
-        }
-        (Some(_), true, Some(McpTransport::Stdio)) | (None, false, Some(McpTransport::Http)) => {
-            return Err(declared(
-                "its `type` does not fit it: `stdio` goes with `command`, `http` with `url`",
-            ));
-        }
-        (Some(url), true, _) => {
-            return start_http(name, url, &decl.headers, timeout, handler).await;
-        }
-        (None, false, _) => {}
-    }
-    let mut command = Command::new(&decl.command);
-    // Killed when dropped, so that no path out of `serve` (a failed start,
-    // a refused map, a closed connection) leaves it running.
-    command
-        .args(&decl.args)
-        .envs(&decl.env)
-        .current_dir(dir)
-        .kill_on_drop(true);
-    let (transport, stderr) = TokioChildProcess::builder(command)
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|source| StartError::Spawn {
-            server: name.to_owned(),
-            command: decl.command.clone(),
-            source,
-        })?;
-    let tail = Tail::default();
-    if let Some(stderr) = stderr {
-        drain_stderr(name.to_owned(), stderr, tail.clone());
-    }
-    let failed = |reason: String| StartError::Handshake {
-        server: name.to_owned(),
-        reason,
-        stderr: tail.text(),
-    };
-    let (client, tools) = match handshake(handler, transport, timeout).await {
-        Ok(started) => started,
-        Err(Failure::Handshake(reason)) => return Err(failed(after_exit(reason).await)),
-        Err(Failure::Other(reason)) => return Err(failed(reason)),
-    };
-    Ok((
-        Upstream {
-            name: name.to_owned(),
-            client,
-            stderr: tail,
-        },
-        tools,
-    ))
-}
-
-/// Why a started server is not usable.
-enum Failure {
-    /// The handshake failed (the process may be dying).
-    Handshake(String),
-    /// No answer in time, or no tool list.
-    Other(String),
-}
-
-/// The MCP handshake over `transport`, then the server's tools, each
-/// within `timeout`.
-async fn handshake<T, E, A>(
-    handler: UpstreamHandler,
-    transport: T,
-    timeout: Duration,
-) -> Result<(RunningService<RoleClient, UpstreamHandler>, Vec<Tool>), Failure>
-where
-    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
-    E: std::error::Error + Send + Sync + 'static,
-{
-    let client = match tokio::time::timeout(timeout, handler.serve(transport)).await {
-        Ok(Ok(client)) => client,
-        Ok(Err(error)) => return Err(Failure::Handshake(error.to_string())),
-        Err(_) => {
-            return Err(Failure::Other(format!(
-                "no answer to the MCP handshake within {} s",
-                timeout.as_secs()
-            )));
-        }
-    };
-    match tokio::time::timeout(timeout, client.peer().list_all_tools()).await {
-        Ok(Ok(tools)) => Ok((client, tools)),
-        Ok(Err(error)) => Err(Failure::Other(format!("tools/list failed: {error}"))),
-        Err(_) => Err(Failure::Other(format!(
-            "no answer to tools/list within {} s",
-            timeout.as_secs()
-        ))),
-    }
-}
-
-/// Connect to a streamable-HTTP server at `url`, sending `headers` with
-/// every request (an `Authorization: Bearer` header as rmcp's token).
-async fn start_http(
-    name: &str,
-    url: &str,
-    headers: &BTreeMap<String, String>,
-    timeout: Duration,
-    handler: UpstreamHandler,
-) -> Result<(Upstream, Vec<Tool>), StartError> {
-    let declared = |reason: String| StartError::Declaration {
-        server: name.to_owned(),
-        reason,
-    };
-    let mut config = StreamableHttpClientTransportConfig::with_uri(url);
-    let mut custom = std::collections::HashMap::new();
-    for (key, value) in headers {
-        if key.eq_ignore_ascii_case("authorization") {
-            match value.strip_prefix("Bearer ") {
-                Some(token) => config = config.auth_header(token.trim()),
-                None => {
-                    return Err(declared(format!(
-                        "its header `{key}` is not `Bearer TOKEN`, the one kind of authorization sent upstream"
-                    )));
-                }
-            }
-            continue;
-        }
-        let header = http::HeaderName::from_bytes(key.as_bytes())
-            .map_err(|_| declared(format!("`{key}` is not a header name")))?;
-        let value = http::HeaderValue::from_str(value)
-            .map_err(|_| declared(format!("the value of header `{key}` cannot be sent")))?;
-        custom.insert(header, value);
-    }
-    let transport = StreamableHttpClientTransport::from_config(config.custom_headers(custom));
-    let unreachable = |reason: String| StartError::Unreachable {
-        server: name.to_owned(),
-        url: url.to_owned(),
-        reason,
-    };
-    let (client, tools) = handshake(handler, transport, timeout)
-        .await
-        .map_err(|failure| match failure {
-            Failure::Handshake(reason) | Failure::Other(reason) => unreachable(reason),
-        })?;
-    Ok((
-        Upstream {
-            name: name.to_owned(),
-            client,
-            stderr: Tail::default(),
-        },
-        tools,
-    ))
-}
-
-/// A failed handshake's reason, once the dying process has had a moment to
-/// write its last words to standard error.
-async fn after_exit(reason: String) -> String {
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    format!("the MCP handshake failed ({reason})")
 }

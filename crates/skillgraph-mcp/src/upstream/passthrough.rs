@@ -24,6 +24,7 @@ use rmcp::service::ServiceError;
 
 use super::{Upstream, Upstreams};
 use crate::relay::Caller;
+use crate::runs::Generation;
 
 /// The most resource URIs remembered with their upstream; past it, a URI
 /// is found by the upstreams' templates, or by asking each in turn.
@@ -80,9 +81,11 @@ fn template_covers(template: &str, uri: &str) -> bool {
 }
 
 impl Upstreams {
-    /// The upstreams whose handshake declared what `offers` asks for.
+    /// The upstreams whose connection for clients of `generation` declared
+    /// what `offers` asks for.
     fn offering(
         &self,
+        generation: Generation,
         offers: impl Fn(&ServerCapabilities) -> bool,
     ) -> impl Iterator<Item = (usize, &Upstream)> {
         self.servers
@@ -90,27 +93,29 @@ impl Upstreams {
             .enumerate()
             .filter(move |(_, upstream)| {
                 upstream
-                    .client
-                    .peer()
+                    .peer(generation)
                     .peer_info()
                     .is_some_and(|info| offers(&info.capabilities))
             })
     }
 
-    /// Whether any upstream declared what `offers` asks for.
+    /// Whether any upstream declared what `offers` asks for (to clients of
+    /// the handshake generation, where every capability was declared).
     pub(crate) fn any_offers(&self, offers: impl Fn(&ServerCapabilities) -> bool) -> bool {
-        self.offering(offers).next().is_some()
+        self.offering(Generation::Handshake, offers)
+            .next()
+            .is_some()
     }
 
-    /// The first capability `pick` finds among the upstreams' handshakes.
+    /// The first capability `pick` finds among the upstreams' declarations
+    /// (to clients of the handshake generation).
     pub(crate) fn first_capability<T>(
         &self,
         pick: impl Fn(&ServerCapabilities) -> Option<T>,
     ) -> Option<T> {
         self.servers.iter().find_map(|upstream| {
             upstream
-                .client
-                .peer()
+                .peer(Generation::Handshake)
                 .peer_info()
                 .and_then(|info| pick(&info.capabilities))
         })
@@ -150,13 +155,14 @@ impl Upstreams {
     /// (SPEC §9.5: refused, naming both). An upstream whose list fails here
     /// is left to fail its own requests later.
     pub(crate) async fn passthrough_clashes(&self) -> Vec<(&'static str, String, [String; 2])> {
+        let generation = Generation::Handshake;
         let mut clashes = Vec::new();
         let mut prompts: HashMap<String, usize> = HashMap::new();
-        for (index, upstream) in self.offering(|c| c.prompts.is_some()) {
+        for (index, upstream) in self.offering(generation, |c| c.prompts.is_some()) {
             let listed = upstream.within(
                 self.timeout,
                 "prompts/list",
-                upstream.client.peer().list_all_prompts(),
+                upstream.peer(generation).list_all_prompts(),
             );
             let Ok(listed) = listed.await else {
                 continue;
@@ -171,11 +177,11 @@ impl Upstreams {
             }
         }
         let mut uris: HashMap<String, usize> = HashMap::new();
-        for (index, upstream) in self.offering(|c| c.resources.is_some()) {
+        for (index, upstream) in self.offering(generation, |c| c.resources.is_some()) {
             let listed = upstream.within(
                 self.timeout,
                 "resources/list",
-                upstream.client.peer().list_all_resources(),
+                upstream.peer(generation).list_all_resources(),
             );
             let Ok(listed) = listed.await else {
                 continue;
@@ -194,14 +200,14 @@ impl Upstreams {
 
     /// Every upstream's resources; an upstream that fails is skipped,
     /// saying so on standard error.
-    pub(crate) async fn list_resources(&self) -> Vec<Resource> {
+    pub(crate) async fn list_resources(&self, generation: Generation) -> Vec<Resource> {
         let mut all = Vec::new();
-        for (index, upstream) in self.offering(|c| c.resources.is_some()) {
+        for (index, upstream) in self.offering(generation, |c| c.resources.is_some()) {
             let listed = upstream
                 .within(
                     self.timeout,
                     "resources/list",
-                    upstream.client.peer().list_all_resources(),
+                    upstream.peer(generation).list_all_resources(),
                 )
                 .await;
             let listed = match listed {
@@ -221,14 +227,17 @@ impl Upstreams {
 
     /// Every upstream's resource templates; an upstream that fails is
     /// skipped, saying so on standard error.
-    pub(crate) async fn list_resource_templates(&self) -> Vec<ResourceTemplate> {
+    pub(crate) async fn list_resource_templates(
+        &self,
+        generation: Generation,
+    ) -> Vec<ResourceTemplate> {
         let mut all = Vec::new();
-        for (_, upstream) in self.offering(|c| c.resources.is_some()) {
+        for (_, upstream) in self.offering(generation, |c| c.resources.is_some()) {
             match upstream
                 .within(
                     self.timeout,
                     "resources/templates/list",
-                    upstream.client.peer().list_all_resource_templates(),
+                    upstream.peer(generation).list_all_resource_templates(),
                 )
                 .await
             {
@@ -241,7 +250,7 @@ impl Upstreams {
 
     /// The upstream to ask for `uri`: the one a list or a result named it
     /// for, else the one whose template covers it.
-    async fn owner_of_uri(&self, uri: &str) -> Option<usize> {
+    async fn owner_of_uri(&self, uri: &str, generation: Generation) -> Option<usize> {
         if let Some(index) = self
             .uri_owners
             .lock()
@@ -251,19 +260,23 @@ impl Upstreams {
             return Some(index);
         }
         let index = self
-            .template_owner(|template| template_covers(template, uri))
+            .template_owner(generation, |template| template_covers(template, uri))
             .await?;
         self.remember_uri(uri, index);
         Some(index)
     }
 
     /// The first resource server one of whose templates `fits`.
-    async fn template_owner(&self, fits: impl Fn(&str) -> bool) -> Option<usize> {
-        for (index, upstream) in self.offering(|c| c.resources.is_some()) {
+    async fn template_owner(
+        &self,
+        generation: Generation,
+        fits: impl Fn(&str) -> bool,
+    ) -> Option<usize> {
+        for (index, upstream) in self.offering(generation, |c| c.resources.is_some()) {
             let templates = upstream.within(
                 self.timeout,
                 "resources/templates/list",
-                upstream.client.peer().list_all_resource_templates(),
+                upstream.peer(generation).list_all_resource_templates(),
             );
             if let Ok(templates) = templates.await
                 && templates.iter().any(|t| fits(&t.uri_template))
@@ -279,11 +292,12 @@ impl Upstreams {
     pub(crate) async fn read_resource(
         &self,
         params: ReadResourceRequestParams,
+        generation: Generation,
     ) -> Option<Result<ReadResourceResult, ErrorData>> {
-        let candidates: Vec<usize> = match self.owner_of_uri(&params.uri).await {
+        let candidates: Vec<usize> = match self.owner_of_uri(&params.uri, generation).await {
             Some(index) => vec![index],
             None => self
-                .offering(|c| c.resources.is_some())
+                .offering(generation, |c| c.resources.is_some())
                 .map(|(index, _)| index)
                 .collect(),
         };
@@ -293,7 +307,7 @@ impl Upstreams {
             let read = upstream.within(
                 self.timeout,
                 "resources/read",
-                upstream.client.peer().read_resource(params.clone()),
+                upstream.peer(generation).read_resource(params.clone()),
             );
             match read.await {
                 Ok(mut result) => {
@@ -309,14 +323,14 @@ impl Upstreams {
 
     /// Every upstream's prompts; an upstream that fails is skipped, saying
     /// so on standard error.
-    pub(crate) async fn list_prompts(&self) -> Vec<Prompt> {
+    pub(crate) async fn list_prompts(&self, generation: Generation) -> Vec<Prompt> {
         let mut all = Vec::new();
-        for (index, upstream) in self.offering(|c| c.prompts.is_some()) {
+        for (index, upstream) in self.offering(generation, |c| c.prompts.is_some()) {
             let listed = upstream
                 .within(
                     self.timeout,
                     "prompts/list",
-                    upstream.client.peer().list_all_prompts(),
+                    upstream.peer(generation).list_all_prompts(),
                 )
                 .await;
             let listed = match listed {
@@ -337,7 +351,7 @@ impl Upstreams {
     }
 
     /// The upstream that offers the prompt `name`.
-    async fn owner_of_prompt(&self, name: &str) -> Option<usize> {
+    async fn owner_of_prompt(&self, name: &str, generation: Generation) -> Option<usize> {
         let known = |upstreams: &Self| {
             upstreams
                 .prompt_owners
@@ -348,7 +362,7 @@ impl Upstreams {
         if let Some(index) = known(self) {
             return Some(index);
         }
-        let _ = self.list_prompts().await;
+        let _ = self.list_prompts(generation).await;
         known(self)
     }
 
@@ -356,8 +370,9 @@ impl Upstreams {
     pub(crate) async fn get_prompt(
         &self,
         params: GetPromptRequestParams,
+        generation: Generation,
     ) -> Result<GetPromptResult, ErrorData> {
-        let Some(index) = self.owner_of_prompt(&params.name).await else {
+        let Some(index) = self.owner_of_prompt(&params.name, generation).await else {
             return Err(ErrorData::invalid_params(
                 format!(
                     "no upstream server offers a prompt named {}; prompts/list names the prompts there are",
@@ -371,7 +386,7 @@ impl Upstreams {
             .within(
                 self.timeout,
                 "prompts/get",
-                upstream.client.peer().get_prompt(params),
+                upstream.peer(generation).get_prompt(params),
             )
             .await
             .map(|mut result| {
@@ -385,11 +400,12 @@ impl Upstreams {
     pub(crate) async fn complete(
         &self,
         params: CompleteRequestParams,
+        generation: Generation,
     ) -> Result<CompleteResult, ErrorData> {
         let owner = match &params.r#ref {
-            Reference::Prompt(prompt) => self.owner_of_prompt(&prompt.name).await,
+            Reference::Prompt(prompt) => self.owner_of_prompt(&prompt.name, generation).await,
             Reference::Resource(template) => {
-                self.template_owner(|uri_template| uri_template == template.uri)
+                self.template_owner(generation, |uri_template| uri_template == template.uri)
                     .await
             }
             _ => None,
@@ -404,7 +420,7 @@ impl Upstreams {
             .within(
                 self.timeout,
                 "completion/complete",
-                upstream.client.peer().complete(params),
+                upstream.peer(generation).complete(params),
             )
             .await
             .map(|mut result| {
@@ -419,8 +435,9 @@ impl Upstreams {
         &self,
         params: SubscribeRequestParams,
         caller: &Caller,
+        generation: Generation,
     ) -> Result<(), ErrorData> {
-        let Some(index) = self.owner_of_uri(&params.uri).await else {
+        let Some(index) = self.owner_of_uri(&params.uri, generation).await else {
             return Err(ErrorData::resource_not_found(
                 format!(
                     "no upstream server offers {}; resources/list names the resources there are",
@@ -435,7 +452,7 @@ impl Upstreams {
             .within(
                 self.timeout,
                 "resources/subscribe",
-                upstream.client.peer().subscribe(params),
+                upstream.peer(generation).subscribe(params),
             )
             .await?;
         self.relay.subscribe(&uri, caller);
@@ -449,11 +466,12 @@ impl Upstreams {
         &self,
         params: UnsubscribeRequestParams,
         connection: u64,
+        generation: Generation,
     ) -> Result<(), ErrorData> {
         if !self.relay.unsubscribe(&params.uri, connection) {
             return Ok(());
         }
-        let Some(index) = self.owner_of_uri(&params.uri).await else {
+        let Some(index) = self.owner_of_uri(&params.uri, generation).await else {
             return Ok(());
         };
         let upstream = &self.servers[index];
@@ -461,19 +479,23 @@ impl Upstreams {
             .within(
                 self.timeout,
                 "resources/unsubscribe",
-                upstream.client.peer().unsubscribe(params),
+                upstream.peer(generation).unsubscribe(params),
             )
             .await
     }
 
     /// Set the log level at every upstream that logs.
-    pub(crate) async fn set_level(&self, params: SetLevelRequestParams) -> Result<(), ErrorData> {
-        for (_, upstream) in self.offering(|c| c.logging.is_some()) {
+    pub(crate) async fn set_level(
+        &self,
+        params: SetLevelRequestParams,
+        generation: Generation,
+    ) -> Result<(), ErrorData> {
+        for (_, upstream) in self.offering(generation, |c| c.logging.is_some()) {
             upstream
                 .within(
                     self.timeout,
                     "logging/setLevel",
-                    upstream.client.peer().set_level(params.clone()),
+                    upstream.peer(generation).set_level(params.clone()),
                 )
                 .await?;
         }
