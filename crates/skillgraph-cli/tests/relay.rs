@@ -434,13 +434,21 @@ async fn an_input_request_is_fulfilled_for_a_handshake_client_and_handed_to_a_se
         .as_str()
         .expect("the run's handle")
         .to_owned();
+    let state = result["requestState"].as_str().unwrap_or_default();
+    assert!(state.contains(&handle), "the state names the run: {state}");
+    // The retry, as an SDK sends it: the same arguments, the answers and
+    // the state; the state alone brings it back to its run.
     let retry = http(json!({
         "name": "confirm",
-        "arguments": {"skillgraph_run": handle},
+        "arguments": {},
         "inputResponses": {"who": {"role": "assistant", "model": "m",
             "content": {"type": "text", "text": "I am bob"}}},
-        "requestState": result["requestState"]
+        "requestState": state
     }));
+    assert!(
+        retry["result"]["_meta"]["skillgraph/run"].is_null(),
+        "no new run was started: {retry}"
+    );
     let text = retry["result"]["content"][0]["text"]
         .as_str()
         .map(str::to_owned);

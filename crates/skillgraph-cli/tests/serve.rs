@@ -281,10 +281,16 @@ async fn a_killed_upstream_fails_its_own_tools_by_name_as_tool_errors_and_the_re
     });
     let dir = desk("killed", servers, |_| {});
     let (client, _) = connect(&dir, &[]).await;
-    // One process per protocol generation the upstream offers: both go.
+    // desk-upstream speaks both generations: its first link is sessionless,
+    // and this handshake client's first call opens a handshake link, a
+    // process of its own. Both go.
+    let first = call(&client, "lookup_order", json!({"order_id": 4413}))
+        .await
+        .expect("the first call is answered");
+    assert_ne!(first.is_error, Some(true), "{first:?}");
     let pids = std::fs::read_to_string(&pid_file).expect("the pids are written");
     let pids: Vec<&str> = pids.split_whitespace().collect();
-    assert_eq!(pids.len(), 2, "desk-upstream offers both generations");
+    assert_eq!(pids.len(), 2, "one process per generation");
     let killed = Command::new("kill")
         .arg("-9")
         .args(&pids)

@@ -495,7 +495,30 @@ fn fail(
     Ok((CallToolResult::error(content), routed.changed))
 }
 
-/// A forwarded call the client cancelled: recorded, and nothing moves.
+/// The first characters of a request state serve gave with an
+/// `input_required` answer over HTTP.
+const STATE_PREFIX: &str = "skillgraph:";
+
+/// The request state for the client to send back with its retry: the
+/// run's handle, then the upstream's own state, if any.
+fn resumable(run: &str, upstream: Option<&str>) -> String {
+    match upstream {
+        Some(state) => format!("{STATE_PREFIX}{run}:{state}"),
+        None => format!("{STATE_PREFIX}{run}"),
+    }
+}
+
+/// The run and the upstream's own state in a request state
+/// [`resumable`] made; `None` for any other state.
+fn resumed(state: &str) -> Option<(String, Option<String>)> {
+    let rest = state.strip_prefix(STATE_PREFIX)?;
+    let (run, upstream) = match rest.split_once(':') {
+        Some((run, upstream)) => (run, Some(upstream.to_owned())),
+        None => (rest, None),
+    };
+    run.starts_with("run_").then(|| (run.to_owned(), upstream))
+}
+
 /// End a call whose upstream asked the client for input (MCP's
 /// `input_required`): recorded, and nothing moves.
 fn end_input_required(slot: &Slot, name: &str, generation: Generation) -> Result<(), ErrorData> {
@@ -505,6 +528,7 @@ fn end_input_required(slot: &Slot, name: &str, generation: Generation) -> Result
     Ok(())
 }
 
+/// A forwarded call the client cancelled: recorded, and nothing moves.
 fn end_cancelled_call(slot: &Slot, name: &str, generation: Generation) -> Result<(), ErrorData> {
     let mut state = lock(slot)?;
     state.run(generation).cancelled(name);
@@ -626,10 +650,27 @@ impl ServerHandler for Gateway {
                 .collect();
             return Err(unknown_tool(&name, &upstream));
         }
+        // Over HTTP a retry after `input_required` names its run in the
+        // state serve gave, and the upstream gets its own state back.
+        let handles = self.hub.runs.is_some() && generation == Generation::Sessionless;
+        if handles && let Some((run, state)) = request.request_state.as_deref().and_then(resumed) {
+            let arguments = request.arguments.get_or_insert_with(Default::default);
+            arguments
+                .entry(RUN_ARGUMENT)
+                .or_insert_with(|| Value::String(run.clone()));
+            request.request_state = state;
+        }
+        let given = request
+            .arguments
+            .as_ref()
+            .and_then(|arguments| arguments.get(RUN_ARGUMENT))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         let (slot, handle) = match self.run_of_call(generation, &context, &mut request.arguments)? {
             Ok(found) => found,
             Err(answer) => return Ok(CallToolResponse::Complete(answer)),
         };
+        let run_handle = handle.clone().or(given).filter(|_| handles);
         let caller = self.caller(&context);
         self.hub.upstreams.relay().set_client(&caller);
         let (mut answer, changed) = match name.as_ref() {
@@ -670,6 +711,10 @@ impl ServerHandler for Gateway {
                             // The client fulfils the requests and retries:
                             // this attempt moved nothing (SPEC §9.5).
                             end_input_required(&slot, name, generation)?;
+                            if let Some(run) = run_handle {
+                                asked.request_state =
+                                    Some(resumable(&run, asked.request_state.as_deref()));
+                            }
                             if let Some(handle) = handle {
                                 asked
                                     .meta
@@ -869,6 +914,13 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let caller = self.caller(&context);
+        if caller.sessionless() {
+            // Its connection ends with this request: no update could reach it.
+            return Err(ErrorData::invalid_request(
+                "a client of the sessionless protocol holds no connection to send resource updates on, so serve takes no resources/subscribe from it; read the resource again when it needs it",
+                None,
+            ));
+        }
         self.hub.upstreams.relay().set_client(&caller);
         self.hub
             .upstreams
@@ -906,6 +958,18 @@ impl ServerHandler for Gateway {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_request_state_carries_the_run_and_gives_the_upstream_its_own_back() {
+        let run = "run_0123456789abcdef0123456789abcdef";
+        assert_eq!(
+            resumed(&resumable(run, Some("opaque:with:colons"))),
+            Some((run.to_owned(), Some("opaque:with:colons".to_owned())))
+        );
+        assert_eq!(resumed(&resumable(run, None)), Some((run.to_owned(), None)));
+        assert_eq!(resumed("the upstream's own"), None);
+        assert_eq!(resumed("skillgraph:not-a-run:x"), None);
+    }
 
     #[test]
     fn a_bad_read_argument_is_never_echoed_at_length() {

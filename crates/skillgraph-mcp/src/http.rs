@@ -175,23 +175,72 @@ fn plain(status: StatusCode, text: &'static str) -> Response<Body> {
     response
 }
 
-/// The session header's value put in place of a session another principal
-/// holds: no session has it, so rmcp answers it as an unknown session,
-/// after every check of its own.
+/// The session header's value put in place of a session this layer does
+/// not hold for the request's principal: no session has it, so rmcp
+/// answers it as an unknown session, after every check of its own.
 const NO_SESSION: &str = "not-a-session";
 
-/// The longest error message of a 400 answer passed on whole: rmcp's
-/// `-32020` messages repeat the client's headers.
-const MAX_ERROR_MESSAGE: usize = 512;
+/// The most characters of a 400 answer's message passed on whole: rmcp's
+/// messages repeat the client's headers (SPEC §9.7: at most 256 characters
+/// of client input are echoed).
+const MAX_ERROR_MESSAGE: usize = 256;
 
 /// A handshake session as this layer knows it.
 struct Held {
     /// The principal it is bound to (with `--auth-tokens`).
     principal: Option<String>,
-    /// When a request last named it.
+    /// When a request naming it last ended.
     last: Instant,
-    /// Requests naming it being handled now.
+    /// Requests naming it whose answers are not sent whole yet.
     busy: usize,
+}
+
+/// The handshake sessions this layer holds, by id. A session it does not
+/// hold for the request's principal is answered as unknown.
+type Table = Arc<Mutex<HashMap<String, Held>>>;
+
+/// A request naming a held session: the session counts as busy until this
+/// is dropped, with the answer's last byte sent or the request abandoned.
+struct InFlight {
+    table: Table,
+    session: String,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        if let Ok(mut table) = self.table.lock()
+            && let Some(held) = table.get_mut(&self.session)
+        {
+            held.busy = held.busy.saturating_sub(1);
+            held.last = Instant::now();
+        }
+    }
+}
+
+/// An answer's body that keeps its request [`InFlight`] while it streams.
+struct Guarded {
+    body: Body,
+    _in_flight: InFlight,
+}
+
+impl hyper::body::Body for Guarded {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, Infallible>>> {
+        std::pin::Pin::new(&mut self.get_mut().body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.body.size_hint()
+    }
 }
 
 /// What stands before rmcp's service: the path, the tokens, and the
@@ -200,8 +249,10 @@ struct Front {
     service: StreamableHttpService<Gateway, LocalSessionManager>,
     manager: Arc<LocalSessionManager>,
     tokens: Option<Tokens>,
-    sessions: Mutex<HashMap<String, Held>>,
+    sessions: Table,
     max_sessions: usize,
+    /// How long rmcp keeps an idle session (`--run-ttl`).
+    ttl: Duration,
 }
 
 impl Front {
@@ -244,25 +295,22 @@ impl Front {
         let session = request
             .headers()
             .get(SESSION_HEADER)
-            .and_then(|value| value.to_str().ok())
-            .map(str::to_owned);
-        let mut held = false;
-        if let Some(session) = &session
-            && let Ok(mut sessions) = self.sessions.lock()
-            && let Some(entry) = sessions.get_mut(session)
-        {
-            if entry.principal == principal {
-                entry.last = Instant::now();
-                entry.busy += 1;
-                held = true;
-            } else {
-                // Answered by rmcp as an unknown session, after its Host,
-                // Origin and size checks, so the two cannot be told apart.
-                request
-                    .headers_mut()
-                    .insert(SESSION_HEADER, HeaderValue::from_static(NO_SESSION));
+            .map(|value| value.to_str().unwrap_or(NO_SESSION).to_owned());
+        let in_flight = match &session {
+            Some(session) => {
+                let in_flight = self.enter(session, principal.as_ref());
+                if in_flight.is_none() {
+                    // Answered by rmcp as an unknown session, after its
+                    // Host, Origin and size checks, so that another
+                    // principal's session cannot be told from none.
+                    request
+                        .headers_mut()
+                        .insert(SESSION_HEADER, HeaderValue::from_static(NO_SESSION));
+                }
+                in_flight
             }
-        }
+            None => None,
+        };
         let deleting = request.method() == http::Method::DELETE;
         let mut response = bounded_error(self.service.handle(request).await).await;
         if deleting && response.status() == StatusCode::ACCEPTED {
@@ -271,101 +319,101 @@ impl Front {
             // reports as a failed termination).
             *response.status_mut() = StatusCode::NO_CONTENT;
         }
-        let new = match (&session, response.headers().get(SESSION_HEADER)) {
-            (None, Some(new)) => new.to_str().ok().map(str::to_owned),
-            _ => None,
-        };
-        if let Some(session) = session.filter(|_| held) {
-            self.release(&session, deleting);
+        if let (Some(session), true) = (&session, in_flight.is_some()) {
+            if deleting
+                && response.status().is_success()
+                && let Ok(mut table) = self.sessions.lock()
+            {
+                table.remove(session);
+            }
+        } else if session.is_none()
+            && let Some(new) = response
+                .headers()
+                .get(SESSION_HEADER)
+                .and_then(|value| value.to_str().ok())
+                .map(str::to_owned)
+        {
+            return self.admit(new, principal, response);
         }
-        match new {
-            Some(new) => self.admit(new, principal, response).await,
+        match in_flight {
+            Some(in_flight) => response.map(|body| {
+                Guarded {
+                    body,
+                    _in_flight: in_flight,
+                }
+                .boxed()
+            }),
             None => response,
         }
     }
 
-    /// The end of a request naming `session`; a DELETE ends the session.
-    fn release(&self, session: &str, deleting: bool) {
-        if let Ok(mut sessions) = self.sessions.lock() {
-            if deleting {
-                sessions.remove(session);
-            } else if let Some(entry) = sessions.get_mut(session) {
-                entry.busy = entry.busy.saturating_sub(1);
-            }
+    /// A request naming `session`, when this layer holds it for
+    /// `principal`: busy until the returned guard is dropped.
+    fn enter(&self, session: &str, principal: Option<&String>) -> Option<InFlight> {
+        let mut table = self.sessions.lock().ok()?;
+        let held = table.get_mut(session)?;
+        if held.principal.as_ref() != principal {
+            return None;
         }
+        held.busy += 1;
+        Some(InFlight {
+            table: Arc::clone(&self.sessions),
+            session: session.to_owned(),
+        })
     }
 
-    /// Hold the session `new` rmcp just opened for `principal`, closing
-    /// the least recently used idle session if there are `max_sessions`
-    /// already (SPEC §9.4); if every one is busy, the new session is closed
+    /// Hold the session `new` rmcp just opened for `principal`. With
+    /// `max_sessions` held already, the least recently used idle one is
+    /// closed (SPEC §9.4); if every one is busy, the new session is closed
     /// and its client told why.
-    async fn admit(
+    fn admit(
         &self,
         new: String,
         principal: Option<String>,
         response: Response<Body>,
     ) -> Response<Body> {
-        let known: Vec<String> = match self.sessions.lock() {
-            Ok(sessions) if sessions.len() >= self.max_sessions => {
-                sessions.keys().cloned().collect()
-            }
-            _ => Vec::new(),
+        let close = |id: String| {
+            let manager = Arc::clone(&self.manager);
+            tokio::spawn(async move {
+                let _ = manager.close_session(&SessionId::from(id.as_str())).await;
+            });
         };
-        // Sessions rmcp closed on its own (idle past --run-ttl) go first.
-        let mut gone = Vec::new();
-        for id in known {
-            if !self
-                .manager
-                .has_session(&SessionId::from(id.as_str()))
-                .await
-                .unwrap_or(false)
-            {
-                gone.push(id);
+        match self.hold(new.clone(), principal) {
+            Some(evicted) => {
+                if let Some(id) = evicted {
+                    close(id);
+                }
+                response
+            }
+            None => {
+                close(new);
+                plain(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "Service Unavailable: this server holds as many sessions as --max-runs allows, and every one is busy; try again later",
+                )
             }
         }
-        let Some(evicted) = self.hold(new.clone(), principal, &gone) else {
-            let _ = self
-                .manager
-                .close_session(&SessionId::from(new.as_str()))
-                .await;
-            return plain(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "Service Unavailable: this server holds as many sessions as --max-runs allows, and every one is busy; try again later",
-            );
-        };
-        if let Some(id) = evicted {
-            let _ = self
-                .manager
-                .close_session(&SessionId::from(id.as_str()))
-                .await;
-        }
-        response
     }
 
-    /// Forget the sessions `gone`, and hold `new` for `principal`: `None`
-    /// when the table is full and every session in it busy, else the
-    /// least recently used idle session it pushed out, if any.
-    fn hold(
-        &self,
-        new: String,
-        principal: Option<String>,
-        gone: &[String],
-    ) -> Option<Option<String>> {
-        let mut sessions = self.sessions.lock().ok()?;
-        for id in gone {
-            sessions.remove(id);
-        }
+    /// Forget the sessions rmcp has closed (idle past the TTL), and hold
+    /// `new` for `principal`: `None` when the table is full and every
+    /// session in it busy, else the least recently used idle session it
+    /// pushed out, if any.
+    fn hold(&self, new: String, principal: Option<String>) -> Option<Option<String>> {
+        let mut table = self.sessions.lock().ok()?;
+        let ttl = self.ttl;
+        table.retain(|_, held| held.busy > 0 || held.last.elapsed() < ttl);
         let mut evicted = None;
-        if sessions.len() >= self.max_sessions {
-            let id = sessions
+        if table.len() >= self.max_sessions {
+            let id = table
                 .iter()
                 .filter(|(_, held)| held.busy == 0)
                 .min_by_key(|(_, held)| held.last)
                 .map(|(id, _)| id.clone())?;
-            sessions.remove(&id);
+            table.remove(&id);
             evicted = Some(id);
         }
-        sessions.insert(
+        table.insert(
             new,
             Held {
                 principal,
@@ -384,36 +432,44 @@ fn bearer_token(value: &str) -> Option<&str> {
     scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
 }
 
-/// A 400 answer whose JSON-RPC error message is cut to
-/// [`MAX_ERROR_MESSAGE`] characters (SPEC §9.7: at most 256 characters of
-/// client input are echoed); any other answer as it is.
+/// `text` cut to [`MAX_ERROR_MESSAGE`] characters, saying so; `None` when
+/// it is short enough.
+fn cut(text: &str) -> Option<String> {
+    if text.chars().count() <= MAX_ERROR_MESSAGE {
+        return None;
+    }
+    let kept: String = text.chars().take(MAX_ERROR_MESSAGE - 56).collect();
+    Some(format!(
+        "{kept}… (cut: the message was {} bytes long)",
+        text.len()
+    ))
+}
+
+/// A 400 answer whose message (a JSON-RPC error's, or the plain text) is
+/// cut to [`MAX_ERROR_MESSAGE`] characters (SPEC §9.7); any other answer as
+/// it is.
 async fn bounded_error(response: Response<Body>) -> Response<Body> {
     if response.status() != StatusCode::BAD_REQUEST {
         return response;
     }
-    let (parts, body) = response.into_parts();
+    let (mut parts, body) = response.into_parts();
     let Ok(collected) = body.collect().await;
     let bytes = collected.to_bytes();
-    let cut = serde_json::from_slice::<serde_json::Value>(&bytes)
-        .ok()
-        .and_then(|mut answer| {
-            let message = answer.pointer_mut("/error/message")?;
-            let text = message.as_str()?;
-            if text.chars().count() <= MAX_ERROR_MESSAGE {
-                return None;
-            }
-            let kept: String = text.chars().take(MAX_ERROR_MESSAGE / 2).collect();
-            *message = serde_json::Value::String(format!(
-                "{kept}… (cut: the message was {} bytes, most of them the request's own headers)",
-                text.len()
-            ));
-            serde_json::to_vec(&answer).ok()
-        });
-    let mut parts = parts;
-    let body = match cut {
-        Some(cut) => {
+    let shortened = match serde_json::from_slice::<serde_json::Value>(&bytes) {
+        Ok(mut answer) => answer
+            .pointer_mut("/error/message")
+            .and_then(|message| {
+                let shorter = cut(message.as_str()?)?;
+                *message = serde_json::Value::String(shorter);
+                Some(())
+            })
+            .and_then(|()| serde_json::to_vec(&answer).ok()),
+        Err(_) => cut(&String::from_utf8_lossy(&bytes)).map(String::into_bytes),
+    };
+    let body = match shortened {
+        Some(shorter) => {
             parts.headers.remove(header::CONTENT_LENGTH);
-            Bytes::from(cut)
+            Bytes::from(shorter)
         }
         None => bytes,
     };
@@ -445,8 +501,9 @@ pub(crate) async fn serve(
         service,
         manager,
         tokens,
-        sessions: Mutex::new(HashMap::new()),
+        sessions: Table::default(),
         max_sessions: config.max_runs.max(1),
+        ttl: config.run_ttl,
     });
     tokio::pin!(stop);
     loop {

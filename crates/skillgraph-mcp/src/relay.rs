@@ -8,15 +8,17 @@
 //! an upstream whose request no client can take gets an error saying so,
 //! never a decline.
 //!
-//! Which client: progress goes to the client whose call carries the token.
-//! An upstream's other messages name no call (over stdio nothing ties a
-//! sampling request or a log line to the call it came from), so they go to
-//! the one client whose calls are running at that upstream, on the stream
-//! of its latest running call. Over stdio there is one client, so with no
-//! call running they go to it. Over HTTP, with no call running there or
-//! with calls of several clients running there, a request is refused and a
-//! log line goes to serve's standard error: one user's upstream never asks
-//! another user, and never tells another user what it logged.
+//! Which client: progress goes to the client whose call carries the token
+//! (tokens are told apart per upstream connection, a link). An upstream's
+//! other messages name no call (over stdio nothing ties a sampling request
+//! or a log line to the call it came from), so they go to the one client
+//! whose calls are running on that link, tied to its latest running call
+//! (over HTTP, they ride that call's response stream). Over stdio there is
+//! one client, so with no call running they go to it. Over HTTP, with no
+//! call running there or with calls of several clients running there, a
+//! request is refused and a log line goes to serve's standard error: one
+//! user's upstream never asks another user, and never tells another user
+//! what it logged.
 
 // Sampling, roots and logging are deprecated by a revision after 2026-07-28
 // (SEP-2577) and are still what the handshake generation's clients and
@@ -54,17 +56,22 @@ struct Inner {
     solo: bool,
     /// Over stdio, the client and its latest request.
     latest: Mutex<Option<Caller>>,
-    /// Upstream server → the client calls running there, each by a number
-    /// of its own.
-    calls: Mutex<HashMap<String, Vec<(u64, Caller)>>>,
+    /// Upstream link → the client calls running on it, each by a number of
+    /// its own.
+    calls: Mutex<HashMap<u64, Vec<(u64, Caller)>>>,
     /// The number of the next call.
     next_call: AtomicU64,
+    /// The number of the next upstream link.
+    next_link: AtomicU64,
     /// Resource URI → the clients subscribed to it.
     subscribers: Mutex<HashMap<String, Vec<Caller>>>,
-    /// An upstream call's progress token → the client's token for the same
-    /// call and that client, while the call runs.
-    progress: Mutex<HashMap<ProgressToken, (ProgressToken, Peer<RoleServer>)>>,
+    /// An upstream call's link and progress token → the client's token for
+    /// the same call and that client, while the call runs.
+    progress: Mutex<HashMap<(u64, ProgressToken), ClientProgress>>,
 }
+
+/// A client's progress token for a call, and the client.
+type ClientProgress = (ProgressToken, Peer<RoleServer>);
 
 /// A client connection, and the request of it being served.
 #[derive(Clone)]
@@ -119,7 +126,7 @@ impl Caller {
 /// The token map entry of one forwarded call, removed when it is dropped.
 pub(crate) struct ProgressRoute {
     relay: Relay,
-    upstream: ProgressToken,
+    upstream: (u64, ProgressToken),
 }
 
 impl Drop for ProgressRoute {
@@ -130,24 +137,33 @@ impl Drop for ProgressRoute {
     }
 }
 
-/// A client call running at an upstream, forgotten when dropped.
+/// A client call running on an upstream link, forgotten when dropped.
 pub(crate) struct Running {
     relay: Relay,
-    server: String,
+    link: u64,
     number: u64,
 }
 
 impl Drop for Running {
     fn drop(&mut self) {
         if let Ok(mut calls) = self.relay.inner.calls.lock()
-            && let Some(running) = calls.get_mut(&self.server)
+            && let Some(running) = calls.get_mut(&self.link)
         {
             running.retain(|(number, _)| *number != self.number);
             if running.is_empty() {
-                calls.remove(&self.server);
+                calls.remove(&self.link);
             }
         }
     }
+}
+
+/// Forget the subscribers whose connections closed, and the URIs no one
+/// is subscribed to any more.
+fn forget_closed(subscribers: &mut HashMap<String, Vec<Caller>>) {
+    subscribers.retain(|_, clients| {
+        clients.retain(|client| !client.peer.is_transport_closed());
+        !clients.is_empty()
+    });
 }
 
 /// Why no single client can take what an upstream sent.
@@ -194,24 +210,26 @@ impl Relay {
         }
     }
 
-    /// While the returned guard lives, `caller`'s call runs at `server`.
-    pub(crate) fn running(&self, server: &str, caller: Caller) -> Running {
+    /// The number of a new upstream link (one connection to an upstream).
+    pub(crate) fn new_link(&self) -> u64 {
+        self.inner.next_link.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// While the returned guard lives, `caller`'s call runs on `link`.
+    pub(crate) fn running(&self, link: u64, caller: Caller) -> Running {
         let number = self.inner.next_call.fetch_add(1, Ordering::Relaxed);
         if let Ok(mut calls) = self.inner.calls.lock() {
-            calls
-                .entry(server.to_owned())
-                .or_default()
-                .push((number, caller));
+            calls.entry(link).or_default().push((number, caller));
         }
         Running {
             relay: self.clone(),
-            server: server.to_owned(),
+            link,
             number,
         }
     }
 
-    /// The one client what `server` sends unasked is for.
-    fn caller_at(&self, server: &str) -> Result<Caller, NoClient> {
+    /// The one client what the upstream sends unasked on `link` is for.
+    fn caller_at(&self, link: u64) -> Result<Caller, NoClient> {
         let running: Vec<Caller> = self
             .inner
             .calls
@@ -219,7 +237,7 @@ impl Relay {
             .ok()
             .and_then(|calls| {
                 calls
-                    .get(server)
+                    .get(&link)
                     .map(|running| running.iter().map(|(_, caller)| caller.clone()).collect())
             })
             .unwrap_or_default();
@@ -243,10 +261,9 @@ impl Relay {
     /// Remember that `caller`'s client subscribed to `uri`.
     pub(crate) fn subscribe(&self, uri: &str, caller: &Caller) {
         if let Ok(mut subscribers) = self.inner.subscribers.lock() {
+            forget_closed(&mut subscribers);
             let clients = subscribers.entry(uri.to_owned()).or_default();
-            clients.retain(|client| {
-                client.connection != caller.connection && !client.peer.is_transport_closed()
-            });
+            clients.retain(|client| client.connection != caller.connection);
             clients.push(caller.clone());
         }
     }
@@ -257,16 +274,11 @@ impl Relay {
         let Ok(mut subscribers) = self.inner.subscribers.lock() else {
             return false;
         };
-        let Some(clients) = subscribers.get_mut(uri) else {
-            return true;
-        };
-        clients
-            .retain(|client| client.connection != connection && !client.peer.is_transport_closed());
-        let none = clients.is_empty();
-        if none {
-            subscribers.remove(uri);
+        if let Some(clients) = subscribers.get_mut(uri) {
+            clients.retain(|client| client.connection != connection);
         }
-        none
+        forget_closed(&mut subscribers);
+        !subscribers.contains_key(uri)
     }
 
     /// The clients subscribed to `uri` whose connections are open.
@@ -288,13 +300,15 @@ impl Relay {
     }
 
     /// While the returned route lives, the upstream's progress under
-    /// `upstream` reaches `peer` under `client`.
+    /// `upstream` on `link` reaches `peer` under `client`.
     pub(crate) fn route_progress(
         &self,
+        link: u64,
         upstream: ProgressToken,
         client: ProgressToken,
         peer: Peer<RoleServer>,
     ) -> ProgressRoute {
+        let upstream = (link, upstream);
         if let Ok(mut map) = self.inner.progress.lock() {
             map.insert(upstream.clone(), (client, peer));
         }
@@ -346,7 +360,7 @@ impl Relay {
             let answer = ask(caller.clone(), request).await.map_err(|error| {
                 format!(
                     "the client did not answer {server}'s {what} request: {}",
-                    error.message
+                    shown(&error.message)
                 )
             })?;
             let answer = serde_json::to_value(answer).map_err(|error| {
@@ -357,11 +371,12 @@ impl Relay {
         Ok(answers)
     }
 
-    /// The client `server`'s `what` request is for, when it declared what
-    /// `wanted` says it must have.
+    /// The client the `what` request `server` sent on `link` is for, when
+    /// it declared what `wanted` says it must have.
     fn client_for(
         &self,
         server: &str,
+        link: u64,
         what: &str,
         wanted: impl Fn(&ClientCapabilities) -> bool,
     ) -> Result<Caller, ErrorData> {
@@ -372,7 +387,7 @@ impl Relay {
                 None,
             ))
         };
-        let caller = match self.caller_at(server) {
+        let caller = match self.caller_at(link) {
             Ok(caller) => caller,
             Err(none) => return refused(none.reason()),
         };
@@ -387,21 +402,38 @@ impl Relay {
     }
 }
 
-/// One upstream server's client side: what it sends unasked, or asks, goes
-/// to the client through the [`Relay`].
+/// One upstream link's client side: what the server sends unasked, or
+/// asks, goes to the client through the [`Relay`].
 #[derive(Clone)]
 pub(crate) struct UpstreamHandler {
+    /// The server's name.
     pub(crate) server: String,
+    /// The clients.
     pub(crate) relay: Relay,
+    /// The link's number.
+    pub(crate) link: u64,
+    /// Whether the link speaks the sessionless generation, where each
+    /// forwarded call declares its own client's capabilities.
+    pub(crate) sessionless: bool,
 }
 
-/// Send `request` to `caller`'s client on the stream of its request, and
-/// its answer back.
+/// Send `request` to `caller`'s client, tied to its request (over HTTP, on
+/// that request's response stream), and its answer back.
 async fn ask(caller: Caller, mut request: ServerRequest) -> Result<ClientResult, ErrorData> {
     request
         .extensions_mut()
         .insert(OriginatingRequestId(caller.request));
-    relayed(caller.peer.send_request(request).await)
+    // Sent from a task of its own: rmcp ties a request sent while it
+    // handles one to the request it handles (here the upstream's), and a
+    // new task carries no such tie.
+    let peer = caller.peer;
+    match tokio::spawn(async move { peer.send_request(request).await }).await {
+        Ok(answer) => relayed(answer),
+        Err(error) => Err(ErrorData::internal_error(
+            format!("the request to the client was lost: {error}"),
+            None,
+        )),
+    }
 }
 
 /// The answer a client gave to a relayed request, or why there is none.
@@ -421,14 +453,19 @@ fn relayed<T>(result: Result<T, rmcp::ServiceError>) -> Result<T, ErrorData> {
 
 impl ClientHandler for UpstreamHandler {
     fn get_info(&self) -> ClientConfig {
-        // The upstreams start before any client connects, so every
-        // capability a client may pass on is declared; a request the
-        // client cannot take is refused when it comes.
-        let capabilities = ClientCapabilities::builder()
-            .enable_roots()
-            .enable_sampling()
-            .enable_elicitation()
-            .build();
+        // A handshake link starts before any client connects, so every
+        // capability a client may pass on is declared; a request the client
+        // cannot take is refused when it comes. A sessionless link declares
+        // none of its own: each forwarded call declares its client's.
+        let capabilities = if self.sessionless {
+            ClientCapabilities::default()
+        } else {
+            ClientCapabilities::builder()
+                .enable_roots()
+                .enable_sampling()
+                .enable_elicitation()
+                .build()
+        };
         ClientConfig::new(
             capabilities,
             Implementation::new("skillgraph", env!("CARGO_PKG_VERSION")),
@@ -442,7 +479,9 @@ impl ClientHandler for UpstreamHandler {
     ) -> Result<CreateMessageResult, ErrorData> {
         let caller = self
             .relay
-            .client_for(&self.server, "sampling", |c| c.sampling.is_some())?;
+            .client_for(&self.server, self.link, "sampling", |c| {
+                c.sampling.is_some()
+            })?;
         let request = ServerRequest::CreateMessageRequest(CreateMessageRequest::new(params));
         match ask(caller, request).await? {
             ClientResult::CreateMessageResult(result) => Ok(*result),
@@ -456,7 +495,7 @@ impl ClientHandler for UpstreamHandler {
     ) -> Result<ListRootsResult, ErrorData> {
         let caller = self
             .relay
-            .client_for(&self.server, "roots", |c| c.roots.is_some())?;
+            .client_for(&self.server, self.link, "roots", |c| c.roots.is_some())?;
         let request = ServerRequest::ListRootsRequest(ListRootsRequest::default());
         match ask(caller, request).await? {
             ClientResult::ListRootsResult(result) => Ok(result),
@@ -471,7 +510,9 @@ impl ClientHandler for UpstreamHandler {
     ) -> Result<ElicitResult, ErrorData> {
         let caller = self
             .relay
-            .client_for(&self.server, "elicitation", |c| c.elicitation.is_some())?;
+            .client_for(&self.server, self.link, "elicitation", |c| {
+                c.elicitation.is_some()
+            })?;
         let request = ServerRequest::ElicitRequest(ElicitRequest::new(request));
         match ask(caller, request).await? {
             ClientResult::ElicitResult(result) => Ok(result),
@@ -484,13 +525,10 @@ impl ClientHandler for UpstreamHandler {
         mut params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        let route = self
-            .relay
-            .inner
-            .progress
-            .lock()
-            .ok()
-            .and_then(|map| map.get(&params.progress_token).cloned());
+        let route = self.relay.inner.progress.lock().ok().and_then(|map| {
+            map.get(&(self.link, params.progress_token.clone()))
+                .cloned()
+        });
         if let Some((token, peer)) = route {
             params.progress_token = token;
             let _ = peer.notify_progress(params).await;
@@ -503,7 +541,7 @@ impl ClientHandler for UpstreamHandler {
         _context: NotificationContext<RoleClient>,
     ) {
         params.logger.get_or_insert_with(|| self.server.clone());
-        match self.relay.caller_at(&self.server) {
+        match self.relay.caller_at(self.link) {
             Ok(caller) => {
                 let _ = caller.peer.notify_logging_message(params).await;
             }

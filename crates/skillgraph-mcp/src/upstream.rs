@@ -136,61 +136,70 @@ fn drain_stderr(server: String, stderr: ChildStderr, tail: Tail) {
     });
 }
 
-/// A running upstream server's connections: one per generation it offers.
-enum Connections {
-    /// It offers both: each client's requests go on the connection of its
-    /// own generation.
-    Both {
-        /// Spoken in the handshake generation.
-        handshake: RunningService<RoleClient, UpstreamHandler>,
-        /// Spoken in the sessionless generation.
-        sessionless: RunningService<RoleClient, UpstreamHandler>,
-    },
-    /// It offers one generation: every client's requests go there.
-    One(RunningService<RoleClient, UpstreamHandler>),
+/// One connection to an upstream server, in one protocol generation.
+pub(crate) struct Link {
+    /// Its number, which tells its progress tokens and calls apart.
+    id: u64,
+    client: RunningService<RoleClient, UpstreamHandler>,
 }
 
-/// One running upstream server.
+impl Link {
+    fn peer(&self) -> &Peer<RoleClient> {
+        self.client.peer()
+    }
+
+    /// Whether it speaks the sessionless generation (the server answered
+    /// `server/discover`), which takes the client's capabilities with each
+    /// request.
+    fn sessionless(&self) -> bool {
+        self.peer()
+            .peer_info()
+            .is_some_and(|info| !info.protocol_version.has_initialize())
+    }
+}
+
+/// One running upstream server: a link in the newest generation it offers,
+/// and, once a client of the other generation comes, a link in that one
+/// too, so that each client is served end to end in its own generation.
 struct Upstream {
     name: String,
-    connections: Connections,
+    /// The first link, in the newest generation the server offers.
+    primary: Link,
+    /// The link in the handshake generation beside a sessionless primary,
+    /// opened when a client of that generation first needs it; `None` when
+    /// the server does not offer it (its clients then use the primary).
+    other: tokio::sync::OnceCell<Option<Link>>,
+    /// How to open another link.
+    opener: start::Opener,
     stderr: Tail,
 }
 
 impl Upstream {
-    /// The connection for a client of `generation`: its own generation's
-    /// when the server offers it.
-    fn peer(&self, generation: Generation) -> &Peer<RoleClient> {
-        match (&self.connections, generation) {
-            (Connections::One(one), _) => one.peer(),
-            (Connections::Both { handshake, .. }, Generation::Handshake) => handshake.peer(),
-            (Connections::Both { sessionless, .. }, Generation::Sessionless) => sessionless.peer(),
+    /// The link for a client of `generation`: one in its own generation
+    /// when the server offers it, else the primary.
+    async fn link(&self, generation: Generation) -> &Link {
+        // A sessionless primary serves sessionless clients; a handshake
+        // primary means the server offers no other generation.
+        if generation == Generation::Sessionless || !self.primary.sessionless() {
+            return &self.primary;
+        }
+        match self
+            .other
+            .get_or_init(|| self.opener.handshake_link(&self.name, &self.primary))
+            .await
+        {
+            Some(link) => link,
+            None => &self.primary,
         }
     }
 
-    /// Close the connections; the server sees the end of its input.
+    /// Close the links; the server sees the end of its input.
     async fn close(self) {
-        match self.connections {
-            Connections::Both {
-                handshake,
-                sessionless,
-            } => {
-                let _ = handshake.cancel().await;
-                let _ = sessionless.cancel().await;
-            }
-            Connections::One(one) => {
-                let _ = one.cancel().await;
-            }
+        let _ = self.primary.client.cancel().await;
+        if let Some(Some(other)) = self.other.into_inner() {
+            let _ = other.client.cancel().await;
         }
     }
-}
-
-/// Whether `peer` speaks the sessionless generation (it answered
-/// `server/discover`), which takes the client's capabilities with each
-/// request.
-fn speaks_sessionless(peer: &Peer<RoleClient>) -> bool {
-    peer.peer_info()
-        .is_some_and(|info| !info.protocol_version.has_initialize())
 }
 
 /// Every upstream server, and which one offers each tool.
@@ -199,7 +208,7 @@ pub(crate) struct Upstreams {
     /// Tool name → (server index, the tool as the server declared it).
     tools: BTreeMap<String, (usize, Tool)>,
     timeout: Duration,
-    /// The client, as the servers reach it.
+    /// The clients, as the servers reach them.
     relay: Relay,
     /// Resource URI → the server a list or a tool result named it for.
     uri_owners: Mutex<std::collections::HashMap<String, usize>>,
@@ -245,11 +254,8 @@ impl Upstreams {
         };
         let mut clashes = Vec::new();
         for (name, decl) in servers {
-            let handler = UpstreamHandler {
-                server: name.clone(),
-                relay: started.relay.clone(),
-            };
-            let (upstream, tools) = start::start_one(dir, name, decl, timeout, handler).await?;
+            let (upstream, tools) =
+                start::start_one(dir, name, decl, timeout, &started.relay).await?;
             let index = started.servers.len();
             started.servers.push(upstream);
             for tool in tools {
@@ -278,7 +284,7 @@ impl Upstreams {
         self.tools.values().map(|(_, tool)| tool)
     }
 
-    /// The client, as the servers reach it.
+    /// The clients, as the servers reach them.
     pub(crate) fn relay(&self) -> &Relay {
         &self.relay
     }
@@ -329,19 +335,12 @@ impl Upstreams {
         } else {
             Generation::Handshake
         };
-        let peer = upstream.peer(generation);
-        let meta = capabilities
-            .filter(|_| speaks_sessionless(peer))
-            .map(|capabilities| {
-                let mut meta = RequestMetaObject::default();
-                meta.set_client_capabilities(capabilities);
-                meta
-            });
-        // The client's own `_meta` was for serve; the upstream gets its own.
-        params.meta = None;
+        let link = upstream.link(generation).await;
+        let peer = link.peer();
+        let meta = forwarded_meta(params.meta.take(), capabilities, link.sessionless());
         let client = caller.peer().clone();
         let handshake_client = !caller.sessionless();
-        let _running = self.relay.running(&upstream.name, caller.clone());
+        let _running = self.relay.running(link.id, caller.clone());
         for _ in 0..DEFAULT_MRTR_MAX_ROUNDS {
             let request = ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
             let mut options = PeerRequestOptions::no_options();
@@ -352,8 +351,12 @@ impl Upstreams {
             };
             // The upstream's progress reaches the client under its own token.
             let _progress = progress.clone().map(|token| {
-                self.relay
-                    .route_progress(handle.progress_token.clone(), token, client.clone())
+                self.relay.route_progress(
+                    link.id,
+                    handle.progress_token.clone(),
+                    token,
+                    client.clone(),
+                )
             });
             // Dropped before the answer (at the timeout, or when the client
             // cancels the request it serves), the guard cancels the call
@@ -396,6 +399,33 @@ impl Upstreams {
             upstream.name
         ))
     }
+}
+
+/// The `_meta` keys a link sets itself on each request it sends.
+const LINK_META: [&str; 4] = [
+    "progressToken",
+    "io.modelcontextprotocol/protocolVersion",
+    "io.modelcontextprotocol/clientInfo",
+    "io.modelcontextprotocol/clientCapabilities",
+];
+
+/// The `_meta` of a forwarded request: the client's own keys (trace
+/// context, its log level, anything of its own) kept, those the link sets
+/// itself taken out, and on a sessionless link the capabilities the client
+/// declared.
+fn forwarded_meta(
+    client: Option<RequestMetaObject>,
+    capabilities: Option<ClientCapabilities>,
+    sessionless_link: bool,
+) -> Option<RequestMetaObject> {
+    let mut meta = client.unwrap_or_default();
+    for key in LINK_META {
+        meta.0.0.remove(key);
+    }
+    if let Some(capabilities) = capabilities.filter(|_| sessionless_link) {
+        meta.set_client_capabilities(capabilities);
+    }
+    (!meta.0.0.is_empty()).then_some(meta)
 }
 
 /// What a forwarded call gave.

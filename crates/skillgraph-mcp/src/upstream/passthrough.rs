@@ -81,11 +81,10 @@ fn template_covers(template: &str, uri: &str) -> bool {
 }
 
 impl Upstreams {
-    /// The upstreams whose connection for clients of `generation` declared
-    /// what `offers` asks for.
+    /// The upstreams that declared what `offers` asks for (on their first
+    /// link: a server declares the same on each).
     fn offering(
         &self,
-        generation: Generation,
         offers: impl Fn(&ServerCapabilities) -> bool,
     ) -> impl Iterator<Item = (usize, &Upstream)> {
         self.servers
@@ -93,29 +92,27 @@ impl Upstreams {
             .enumerate()
             .filter(move |(_, upstream)| {
                 upstream
-                    .peer(generation)
+                    .primary
+                    .peer()
                     .peer_info()
                     .is_some_and(|info| offers(&info.capabilities))
             })
     }
 
-    /// Whether any upstream declared what `offers` asks for (to clients of
-    /// the handshake generation, where every capability was declared).
+    /// Whether any upstream declared what `offers` asks for.
     pub(crate) fn any_offers(&self, offers: impl Fn(&ServerCapabilities) -> bool) -> bool {
-        self.offering(Generation::Handshake, offers)
-            .next()
-            .is_some()
+        self.offering(offers).next().is_some()
     }
 
-    /// The first capability `pick` finds among the upstreams' declarations
-    /// (to clients of the handshake generation).
+    /// The first capability `pick` finds among the upstreams' declarations.
     pub(crate) fn first_capability<T>(
         &self,
         pick: impl Fn(&ServerCapabilities) -> Option<T>,
     ) -> Option<T> {
         self.servers.iter().find_map(|upstream| {
             upstream
-                .peer(Generation::Handshake)
+                .primary
+                .peer()
                 .peer_info()
                 .and_then(|info| pick(&info.capabilities))
         })
@@ -155,14 +152,15 @@ impl Upstreams {
     /// (SPEC §9.5: refused, naming both). An upstream whose list fails here
     /// is left to fail its own requests later.
     pub(crate) async fn passthrough_clashes(&self) -> Vec<(&'static str, String, [String; 2])> {
-        let generation = Generation::Handshake;
+        // Each server's first link: no other is opened for this.
+        let generation = Generation::Sessionless;
         let mut clashes = Vec::new();
         let mut prompts: HashMap<String, usize> = HashMap::new();
-        for (index, upstream) in self.offering(generation, |c| c.prompts.is_some()) {
+        for (index, upstream) in self.offering(|c| c.prompts.is_some()) {
             let listed = upstream.within(
                 self.timeout,
                 "prompts/list",
-                upstream.peer(generation).list_all_prompts(),
+                upstream.link(generation).await.peer().list_all_prompts(),
             );
             let Ok(listed) = listed.await else {
                 continue;
@@ -177,11 +175,11 @@ impl Upstreams {
             }
         }
         let mut uris: HashMap<String, usize> = HashMap::new();
-        for (index, upstream) in self.offering(generation, |c| c.resources.is_some()) {
+        for (index, upstream) in self.offering(|c| c.resources.is_some()) {
             let listed = upstream.within(
                 self.timeout,
                 "resources/list",
-                upstream.peer(generation).list_all_resources(),
+                upstream.link(generation).await.peer().list_all_resources(),
             );
             let Ok(listed) = listed.await else {
                 continue;
@@ -202,12 +200,12 @@ impl Upstreams {
     /// saying so on standard error.
     pub(crate) async fn list_resources(&self, generation: Generation) -> Vec<Resource> {
         let mut all = Vec::new();
-        for (index, upstream) in self.offering(generation, |c| c.resources.is_some()) {
+        for (index, upstream) in self.offering(|c| c.resources.is_some()) {
             let listed = upstream
                 .within(
                     self.timeout,
                     "resources/list",
-                    upstream.peer(generation).list_all_resources(),
+                    upstream.link(generation).await.peer().list_all_resources(),
                 )
                 .await;
             let listed = match listed {
@@ -232,12 +230,16 @@ impl Upstreams {
         generation: Generation,
     ) -> Vec<ResourceTemplate> {
         let mut all = Vec::new();
-        for (_, upstream) in self.offering(generation, |c| c.resources.is_some()) {
+        for (_, upstream) in self.offering(|c| c.resources.is_some()) {
             match upstream
                 .within(
                     self.timeout,
                     "resources/templates/list",
-                    upstream.peer(generation).list_all_resource_templates(),
+                    upstream
+                        .link(generation)
+                        .await
+                        .peer()
+                        .list_all_resource_templates(),
                 )
                 .await
             {
@@ -272,11 +274,15 @@ impl Upstreams {
         generation: Generation,
         fits: impl Fn(&str) -> bool,
     ) -> Option<usize> {
-        for (index, upstream) in self.offering(generation, |c| c.resources.is_some()) {
+        for (index, upstream) in self.offering(|c| c.resources.is_some()) {
             let templates = upstream.within(
                 self.timeout,
                 "resources/templates/list",
-                upstream.peer(generation).list_all_resource_templates(),
+                upstream
+                    .link(generation)
+                    .await
+                    .peer()
+                    .list_all_resource_templates(),
             );
             if let Ok(templates) = templates.await
                 && templates.iter().any(|t| fits(&t.uri_template))
@@ -297,7 +303,7 @@ impl Upstreams {
         let candidates: Vec<usize> = match self.owner_of_uri(&params.uri, generation).await {
             Some(index) => vec![index],
             None => self
-                .offering(generation, |c| c.resources.is_some())
+                .offering(|c| c.resources.is_some())
                 .map(|(index, _)| index)
                 .collect(),
         };
@@ -307,7 +313,11 @@ impl Upstreams {
             let read = upstream.within(
                 self.timeout,
                 "resources/read",
-                upstream.peer(generation).read_resource(params.clone()),
+                upstream
+                    .link(generation)
+                    .await
+                    .peer()
+                    .read_resource(params.clone()),
             );
             match read.await {
                 Ok(mut result) => {
@@ -325,12 +335,12 @@ impl Upstreams {
     /// so on standard error.
     pub(crate) async fn list_prompts(&self, generation: Generation) -> Vec<Prompt> {
         let mut all = Vec::new();
-        for (index, upstream) in self.offering(generation, |c| c.prompts.is_some()) {
+        for (index, upstream) in self.offering(|c| c.prompts.is_some()) {
             let listed = upstream
                 .within(
                     self.timeout,
                     "prompts/list",
-                    upstream.peer(generation).list_all_prompts(),
+                    upstream.link(generation).await.peer().list_all_prompts(),
                 )
                 .await;
             let listed = match listed {
@@ -386,7 +396,7 @@ impl Upstreams {
             .within(
                 self.timeout,
                 "prompts/get",
-                upstream.peer(generation).get_prompt(params),
+                upstream.link(generation).await.peer().get_prompt(params),
             )
             .await
             .map(|mut result| {
@@ -420,7 +430,7 @@ impl Upstreams {
             .within(
                 self.timeout,
                 "completion/complete",
-                upstream.peer(generation).complete(params),
+                upstream.link(generation).await.peer().complete(params),
             )
             .await
             .map(|mut result| {
@@ -452,7 +462,7 @@ impl Upstreams {
             .within(
                 self.timeout,
                 "resources/subscribe",
-                upstream.peer(generation).subscribe(params),
+                upstream.link(generation).await.peer().subscribe(params),
             )
             .await?;
         self.relay.subscribe(&uri, caller);
@@ -479,25 +489,36 @@ impl Upstreams {
             .within(
                 self.timeout,
                 "resources/unsubscribe",
-                upstream.peer(generation).unsubscribe(params),
+                upstream.link(generation).await.peer().unsubscribe(params),
             )
             .await
     }
 
-    /// Set the log level at every upstream that logs.
+    /// Set the log level at every upstream that logs; one that fails is
+    /// said on standard error and the others are still set. The level is
+    /// the upstream's, for every client of the generation (MCP has one
+    /// level per connection).
     pub(crate) async fn set_level(
         &self,
         params: SetLevelRequestParams,
         generation: Generation,
     ) -> Result<(), ErrorData> {
-        for (_, upstream) in self.offering(generation, |c| c.logging.is_some()) {
-            upstream
-                .within(
-                    self.timeout,
-                    "logging/setLevel",
-                    upstream.peer(generation).set_level(params.clone()),
-                )
-                .await?;
+        for (_, upstream) in self.offering(|c| c.logging.is_some()) {
+            let set = upstream.within(
+                self.timeout,
+                "logging/setLevel",
+                upstream
+                    .link(generation)
+                    .await
+                    .peer()
+                    .set_level(params.clone()),
+            );
+            if let Err(error) = set.await {
+                crate::warn(&format!(
+                    "{}; the other upstreams' levels are set",
+                    error.message
+                ));
+            }
         }
         Ok(())
     }

@@ -1,14 +1,16 @@
 //! Starting one upstream server (SPEC §9.5, §9.7): a child process over
-//! stdio or a streamable-HTTP server by `url`, spoken to in each protocol
-//! generation it offers. A server that answers `server/discover` gets a
-//! connection of the sessionless generation, for the clients of that
-//! generation; one that answers `initialize` gets a connection of the
-//! handshake generation, for the clients of that one. So every client is
-//! served end to end in the generation it speaks, and the newest generation
-//! is used wherever the client speaks it.
+//! stdio or a streamable-HTTP server by `url`, spoken to in the newest
+//! protocol generation it offers. `server/discover` comes first; a server
+//! that does not know it is started again (a child process) or reached
+//! again (a URL) for the `initialize` handshake. A server that answered
+//! `server/discover` may offer the handshake generation too: a second link
+//! in that generation is opened when a client of it first comes, so that
+//! what the server does for those clients (requests of its own, log
+//! levels, subscriptions) reaches them; a server that refuses it serves
+//! them on its sessionless link.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -19,13 +21,15 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use skillgraph::{McpServer, McpTransport};
 use tokio::process::Command;
 
-use super::{Connections, StartError, Tail, Upstream, drain_stderr};
-use crate::relay::UpstreamHandler;
+use super::{Link, StartError, Tail, Upstream, drain_stderr};
+use crate::relay::{Relay, UpstreamHandler};
+use crate::warn;
 
-/// A connection to an upstream, in one generation, and its tools.
-type Connected = (RunningService<RoleClient, UpstreamHandler>, Vec<Tool>);
+/// The longest wait for an answer to `server/discover`: a server of the
+/// handshake generation alone may never answer it.
+const DISCOVER_WAIT: Duration = Duration::from_secs(10);
 
-/// Why a started server is not usable.
+/// Why a link could not be opened.
 enum Failure {
     /// The lifecycle failed (the process may be dying, or the server does
     /// not know the generation).
@@ -42,41 +46,134 @@ impl Failure {
     }
 }
 
-/// The two lifecycles: `server/discover` (the sessionless generation,
-/// no fallback) and `initialize` (the handshake generation).
-fn discover() -> ClientLifecycleMode {
-    ClientLifecycleMode::Discover {
-        preferred_versions: vec![ProtocolVersion::LATEST],
+/// How to open a link to one upstream server.
+pub(super) struct Opener {
+    server: String,
+    timeout: Duration,
+    relay: Relay,
+    way: Way,
+    /// Standard error of every process started for the server.
+    tail: Tail,
+}
+
+/// A program to start, or a URL to reach.
+enum Way {
+    Child { dir: PathBuf, decl: McpServer },
+    Http(Box<StreamableHttpClientTransportConfig>),
+}
+
+impl Opener {
+    /// A link in the generation of `lifecycle`: a new process, or a new
+    /// connection to the URL.
+    async fn open(
+        &self,
+        lifecycle: ClientLifecycleMode,
+        wait: Duration,
+    ) -> Result<Result<(Link, Vec<Tool>), Failure>, StartError> {
+        let sessionless = !matches!(lifecycle, ClientLifecycleMode::Initialize);
+        let id = self.relay.new_link();
+        let handler = UpstreamHandler {
+            server: self.server.clone(),
+            relay: self.relay.clone(),
+            link: id,
+            sessionless,
+        };
+        let connected = match &self.way {
+            Way::Child { dir, decl } => {
+                let transport = spawn(dir, &self.server, decl, &self.tail)?;
+                connect(handler, transport, wait, self.timeout, lifecycle).await
+            }
+            Way::Http(config) => {
+                let transport = StreamableHttpClientTransport::from_config((**config).clone());
+                connect(handler, transport, wait, self.timeout, lifecycle).await
+            }
+        };
+        Ok(connected.map(|(client, tools)| (Link { id, client }, tools)))
+    }
+
+    /// The first link: `server/discover`, else the `initialize` handshake.
+    async fn first(&self) -> Result<(Link, Vec<Tool>), StartError> {
+        let discovered = match self
+            .open(discover(), DISCOVER_WAIT.min(self.timeout))
+            .await?
+        {
+            Ok(first) => return Ok(first),
+            Err(failure) => failure,
+        };
+        match self
+            .open(ClientLifecycleMode::Initialize, self.timeout)
+            .await?
+        {
+            Ok(first) => Ok(first),
+            Err(failure) => Err(self.refused(&failure, &discovered).await),
+        }
+    }
+
+    /// Why neither lifecycle started the server.
+    async fn refused(&self, initialized: &Failure, discovered: &Failure) -> StartError {
+        let mut reason = format!(
+            "{}; server/discover failed too: {}",
+            initialized.reason(),
+            discovered.reason()
+        );
+        match &self.way {
+            Way::Http(config) => StartError::Unreachable {
+                server: self.server.clone(),
+                url: config.uri.to_string(),
+                reason,
+            },
+            Way::Child { .. } => {
+                if matches!(initialized, Failure::Handshake(_)) {
+                    // The dying process may still be writing its last words.
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    reason = format!("the MCP handshake failed ({reason})");
+                }
+                StartError::Handshake {
+                    server: self.server.clone(),
+                    reason,
+                    stderr: self.tail.text(),
+                }
+            }
+        }
+    }
+
+    /// A link in the handshake generation beside the sessionless
+    /// `primary`, or `None` (said on standard error) when the server does
+    /// not take one: its handshake clients are then served on `primary`.
+    pub(super) async fn handshake_link(&self, server: &str, primary: &Link) -> Option<Link> {
+        let opened = match self
+            .open(ClientLifecycleMode::Initialize, self.timeout)
+            .await
+        {
+            Ok(Ok((link, tools))) => {
+                let listed = |tools: &[Tool]| {
+                    let mut names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
+                    names.sort();
+                    names
+                };
+                let first = primary.peer().list_all_tools().await.unwrap_or_default();
+                if listed(&first) != listed(&tools) {
+                    warn(&format!(
+                        "upstream server \"{server}\" lists other tools on the handshake generation than on the sessionless one; serve offers the sessionless list"
+                    ));
+                }
+                return Some(link);
+            }
+            Ok(Err(failure)) => failure.reason().to_owned(),
+            Err(error) => error.to_string(),
+        };
+        warn(&format!(
+            "upstream server \"{server}\" took no link in the handshake generation ({opened}); its handshake clients are served in the sessionless generation"
+        ));
+        None
     }
 }
 
-/// The server's connections from the two attempts, or why neither worked.
-fn connections(
-    sessionless: Result<Connected, Failure>,
-    handshake: Result<Connected, Failure>,
-) -> Result<(Connections, Vec<Tool>), Failure> {
-    match (sessionless, handshake) {
-        (Ok((sessionless, _)), Ok((handshake, tools))) => Ok((
-            Connections::Both {
-                handshake,
-                sessionless,
-            },
-            tools,
-        )),
-        (Ok((one, tools)), Err(_)) | (Err(_), Ok((one, tools))) => {
-            Ok((Connections::One(one), tools))
-        }
-        (Err(discovered), Err(initialized)) => {
-            let reason = format!(
-                "{}; server/discover failed too: {}",
-                initialized.reason(),
-                discovered.reason()
-            );
-            Err(match initialized {
-                Failure::Handshake(_) => Failure::Handshake(reason),
-                Failure::Other(_) => Failure::Other(reason),
-            })
-        }
+/// The lifecycle of the sessionless generation: `server/discover`, with no
+/// fallback on the same connection.
+fn discover() -> ClientLifecycleMode {
+    ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::LATEST],
     }
 }
 
@@ -86,13 +183,13 @@ pub(super) async fn start_one(
     name: &str,
     decl: &McpServer,
     timeout: Duration,
-    handler: UpstreamHandler,
+    relay: &Relay,
 ) -> Result<(Upstream, Vec<Tool>), StartError> {
     let declared = |reason: &str| StartError::Declaration {
         server: name.to_owned(),
         reason: reason.to_owned(),
     };
-    match (&decl.url, decl.command.is_empty(), decl.transport) {
+    let way = match (&decl.url, decl.command.is_empty(), decl.transport) {
         (Some(_), false, _) => {
             return Err(declared(
                 "it has both `command` and `url`; keep `command` for a program to start, `url` for a server already running",
@@ -108,46 +205,35 @@ pub(super) async fn start_one(
                 "its `type` does not fit it: `stdio` goes with `command`, `http` with `url`",
             ));
         }
-        (Some(url), true, _) => {
-            return start_http(name, url, &decl.headers, timeout, handler).await;
-        }
-        (None, false, _) => {}
+        (Some(url), true, _) => Way::Http(Box::new(http_config(name, url, &decl.headers)?)),
+        (None, false, _) => Way::Child {
+            dir: dir.to_owned(),
+            decl: decl.clone(),
+        },
+    };
+    let opener = Opener {
+        server: name.to_owned(),
+        timeout,
+        relay: relay.clone(),
+        way,
+        tail: Tail::default(),
+    };
+    let (primary, tools) = opener.first().await?;
+    let other = tokio::sync::OnceCell::new();
+    if !primary.sessionless() {
+        // It answered `initialize` only: it offers no other generation.
+        let _ = other.set(None);
     }
-    // One process per generation, both started at once; the one whose
-    // lifecycle fails is dropped, and so killed.
-    let tail = Tail::default();
-    let sessionless = spawn(dir, name, decl, &tail)?;
-    let handshake_transport = spawn(dir, name, decl, &tail)?;
-    let (sessionless, handshake) = tokio::join!(
-        connect(handler.clone(), sessionless, timeout, discover()),
-        connect(
-            handler,
-            handshake_transport,
-            timeout,
-            ClientLifecycleMode::Initialize
-        ),
-    );
-    match connections(sessionless, handshake) {
-        Ok((connections, tools)) => Ok((
-            Upstream {
-                name: name.to_owned(),
-                connections,
-                stderr: tail,
-            },
-            tools,
-        )),
-        Err(failure) => {
-            let reason = match failure {
-                Failure::Handshake(reason) => after_exit(reason).await,
-                Failure::Other(reason) => reason,
-            };
-            Err(StartError::Handshake {
-                server: name.to_owned(),
-                reason,
-                stderr: tail.text(),
-            })
-        }
-    }
+    Ok((
+        Upstream {
+            name: name.to_owned(),
+            primary,
+            other,
+            stderr: opener.tail.clone(),
+            opener,
+        },
+        tools,
+    ))
 }
 
 /// Start the program of `decl` in `dir`, its standard error copied to
@@ -180,14 +266,15 @@ fn spawn(
     Ok(transport)
 }
 
-/// The MCP lifecycle of `lifecycle` over `transport`, then the server's
-/// tools, each within `timeout`.
+/// The MCP lifecycle of `lifecycle` over `transport` within `wait`, then
+/// the server's tools within `timeout`.
 async fn connect<T, E, A>(
     handler: UpstreamHandler,
     transport: T,
+    wait: Duration,
     timeout: Duration,
     lifecycle: ClientLifecycleMode,
-) -> Result<Connected, Failure>
+) -> Result<(RunningService<RoleClient, UpstreamHandler>, Vec<Tool>), Failure>
 where
     T: rmcp::transport::IntoTransport<RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
@@ -196,19 +283,21 @@ where
         ClientLifecycleMode::Initialize => "the MCP handshake",
         _ => "server/discover",
     };
-    let client =
-        match tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, lifecycle))
-            .await
-        {
-            Ok(Ok(client)) => client,
-            Ok(Err(error)) => return Err(Failure::Handshake(error.to_string())),
-            Err(_) => {
-                return Err(Failure::Other(format!(
-                    "no answer to {what} within {} s",
-                    timeout.as_secs()
-                )));
-            }
-        };
+    let client = match tokio::time::timeout(
+        wait,
+        handler.serve_with_lifecycle(transport, lifecycle),
+    )
+    .await
+    {
+        Ok(Ok(client)) => client,
+        Ok(Err(error)) => return Err(Failure::Handshake(error.to_string())),
+        Err(_) => {
+            return Err(Failure::Other(format!(
+                "no answer to {what} within {} s",
+                wait.as_secs()
+            )));
+        }
+    };
     match tokio::time::timeout(timeout, client.peer().list_all_tools()).await {
         Ok(Ok(tools)) => Ok((client, tools)),
         Ok(Err(error)) => Err(Failure::Other(format!("tools/list failed: {error}"))),
@@ -219,15 +308,14 @@ where
     }
 }
 
-/// Connect to a streamable-HTTP server at `url`, sending `headers` with
-/// every request (an `Authorization: Bearer` header as rmcp's token).
-async fn start_http(
+/// The transport settings for a streamable-HTTP server at `url`, sending
+/// `headers` with every request (an `Authorization: Bearer` header as
+/// rmcp's token).
+fn http_config(
     name: &str,
     url: &str,
     headers: &BTreeMap<String, String>,
-    timeout: Duration,
-    handler: UpstreamHandler,
-) -> Result<(Upstream, Vec<Tool>), StartError> {
+) -> Result<StreamableHttpClientTransportConfig, StartError> {
     let declared = |reason: String| StartError::Declaration {
         server: name.to_owned(),
         reason,
@@ -252,57 +340,5 @@ async fn start_http(
             .map_err(|_| declared(format!("the value of header `{key}` cannot be sent")))?;
         custom.insert(header, value);
     }
-    let config = config.custom_headers(custom);
-    let transport = || StreamableHttpClientTransport::from_config(config.clone());
-    let (sessionless, handshake) = tokio::join!(
-        connect(handler.clone(), transport(), timeout, discover()),
-        connect(
-            handler,
-            transport(),
-            timeout,
-            ClientLifecycleMode::Initialize
-        ),
-    );
-    let (connections, tools) =
-        connections(sessionless, handshake).map_err(|failure| StartError::Unreachable {
-            server: name.to_owned(),
-            url: url.to_owned(),
-            reason: failure.reason().to_owned(),
-        })?;
-    Ok((
-        Upstream {
-            name: name.to_owned(),
-            connections,
-            stderr: Tail::default(),
-        },
-        tools,
-    ))
-}
-
-/// A failed handshake's reason, once the dying process has had a moment to
-/// write its last words to standard error.
-async fn after_exit(reason: String) -> String {
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    format!("the MCP handshake failed ({reason})")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_server_neither_lifecycle_starts_is_refused_with_both_reasons() {
-        let refused = connections(
-            Err(Failure::Handshake("method not found".to_owned())),
-            Err(Failure::Other("no answer within 5 s".to_owned())),
-        );
-        let Err(Failure::Other(reason)) = refused else {
-            panic!("refused as the handshake's failure");
-        };
-        assert!(reason.contains("no answer within 5 s"), "{reason}");
-        assert!(
-            reason.contains("server/discover failed too: method not found"),
-            "{reason}"
-        );
-    }
+    Ok(config.custom_headers(custom))
 }
