@@ -8,8 +8,7 @@ mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use rmcp::ServiceExt;
@@ -17,47 +16,7 @@ use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams, ResourceCont
 use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::{Value, json};
 
-use common::{Watcher, data_file, desk, desk_upstream, one_upstream, scratch};
-
-/// A served desk on a free port, killed when dropped.
-struct Served {
-    child: Child,
-    addr: String,
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// `skillgraph serve DIR --http 127.0.0.1:0 ARGS…`, once it listens.
-fn serve(dir: &Path, args: &[&str]) -> Served {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_skillgraph"))
-        .arg("serve")
-        .arg(dir)
-        .args(["--http", "127.0.0.1:0"])
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("serve starts");
-    let mut lines = BufReader::new(child.stderr.take().expect("a pipe")).lines();
-    let addr = loop {
-        let line = lines
-            .next()
-            .expect("serve says where it listens before it ends")
-            .expect("standard error reads");
-        if let Some(rest) = line.split("listening on http://").nth(1) {
-            break rest.trim_end_matches("/mcp").to_owned();
-        }
-    };
-    // Keep draining standard error so that the server never blocks on it.
-    std::thread::spawn(move || for _ in lines {});
-    Served { child, addr }
-}
+use common::{Watcher, data_file, desk, desk_upstream, one_upstream, scratch, serve_http};
 
 /// The support desk with the example upstream run from its binary.
 fn desk_dir(name: &str) -> std::path::PathBuf {
@@ -220,7 +179,7 @@ fn the_http_rules_answer_with_their_status_codes() {
     )
     .expect("tokens are written");
     let tokens = tokens.display().to_string();
-    let served = serve(&dir, &["--max-body", "2000", "--auth-tokens", &tokens]);
+    let served = serve_http(&dir, &["--max-body", "2000", "--auth-tokens", &tokens]);
     let addr = served.addr.as_str();
     let ok = [("Authorization", "Bearer secret")];
     let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}});
@@ -302,7 +261,7 @@ fn the_http_rules_answer_with_their_status_codes() {
 fn a_sessionless_run_goes_on_by_its_handle_and_is_recorded_in_a_file_of_its_own() {
     let dir = desk_dir("http-handles");
     let records = scratch("http", "handles-records");
-    let served = serve(&dir, &["--record", &records.display().to_string()]);
+    let served = serve_http(&dir, &["--record", &records.display().to_string()]);
     let addr = served.addr.as_str();
 
     // Every listed tool takes the handle, as an optional string.
@@ -410,7 +369,7 @@ fn a_run_is_invisible_to_another_principal_and_the_answer_is_the_unknown_one() {
         format!("ann 2bb80d537b1da3e38bd30361aa855686bde0eacd7162fef6a25fe97bf527a25b\nbob {bob_digest}\n"),
     )
     .expect("tokens are written");
-    let served = serve(&dir, &["--auth-tokens", &tokens.display().to_string()]);
+    let served = serve_http(&dir, &["--auth-tokens", &tokens.display().to_string()]);
     let addr = served.addr.as_str();
     let ann = [("Authorization", "Bearer secret")];
     let bob_header = format!("Bearer {bob_token}");
@@ -468,7 +427,7 @@ fn sha256_hex(text: &str) -> String {
 #[test]
 fn idle_runs_expire_and_a_full_table_drops_the_least_recently_used() {
     let dir = desk_dir("http-expiry");
-    let served = serve(&dir, &["--run-ttl", "1s", "--max-runs", "2"]);
+    let served = serve_http(&dir, &["--run-ttl", "1s", "--max-runs", "2"]);
     let addr = served.addr.as_str();
     let handle_of = |result: &Value| {
         result["_meta"]["skillgraph/run"]
@@ -513,7 +472,7 @@ fn idle_runs_expire_and_a_full_table_drops_the_least_recently_used() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rmcps_client_on_the_handshake_generation_gets_its_scoped_list_and_list_changed() {
     let dir = desk_dir("http-handshake");
-    let served = serve(&dir, &[]);
+    let served = serve_http(&dir, &[]);
     let url = format!("http://{}/mcp", served.addr);
     let watcher = Watcher::default();
     let client = watcher
@@ -596,7 +555,7 @@ async fn an_upstream_reached_by_url_is_served_like_a_child_process() {
         json!({"desk": {"url": url, "headers": {"X-Team": "desk"}}}),
         |_| {},
     );
-    let served = serve(&dir, &[]);
+    let served = serve_http(&dir, &[]);
     let answer = call(&served.addr, "lookup_order", json!({"order_id": 4412}), &[]);
     assert!(
         texts(&answer)[0].contains("\"riskLevel\":\"high\""),
@@ -641,23 +600,9 @@ fn a_handshake_session_is_invisible_to_another_principal() {
         ),
     )
     .expect("tokens are written");
-    let served = serve(&dir, &["--auth-tokens", &tokens.display().to_string()]);
+    let served = serve_http(&dir, &["--auth-tokens", &tokens.display().to_string()]);
     let addr = served.addr.as_str();
-    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"}
-    }});
-    let opened = post(addr, &[("Authorization", "Bearer secret")], &initialize);
-    assert_eq!(opened.status, 200, "{}", opened.body);
-    let session = opened
-        .head
-        .lines()
-        .find_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            name.eq_ignore_ascii_case("mcp-session-id")
-                .then(|| value.trim().to_owned())
-        })
-        .expect("a session id");
+    let session = open_session(addr, &[("Authorization", "Bearer secret")]);
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}});
     let in_session = |token: &str| {
         let bearer = format!("Bearer {token}");
@@ -690,13 +635,13 @@ fn a_handshake_session_is_invisible_to_another_principal() {
     assert_eq!(in_session("secret").status, 200);
 }
 
-/// Open a handshake session at `addr`; its id.
-fn open_session(addr: &str) -> String {
+/// Open a handshake session at `addr`, sending `headers`; its id.
+fn open_session(addr: &str, headers: &[(&str, &str)]) -> String {
     let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
         "clientInfo": {"name": "test", "version": "1"}
     }});
-    let opened = post(addr, &[], &initialize);
+    let opened = post(addr, headers, &initialize);
     assert_eq!(opened.status, 200, "{}", opened.body);
     opened
         .head
@@ -712,7 +657,7 @@ fn open_session(addr: &str) -> String {
 #[test]
 fn handshake_sessions_are_bounded_by_max_runs_and_the_least_recently_used_goes() {
     let dir = desk_dir("http-session-bound");
-    let served = serve(&dir, &["--max-runs", "2"]);
+    let served = serve_http(&dir, &["--max-runs", "2"]);
     let addr = served.addr.as_str();
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}});
     let status = |session: &str| {
@@ -726,11 +671,11 @@ fn handshake_sessions_are_bounded_by_max_runs_and_the_least_recently_used_goes()
         )
         .status
     };
-    let first = open_session(addr);
-    let second = open_session(addr);
+    let first = open_session(addr, &[]);
+    let second = open_session(addr, &[]);
     assert_eq!(status(&first), 200, "the first session is used");
     // A third session: the least recently used one (the second) goes.
-    let third = open_session(addr);
+    let third = open_session(addr, &[]);
     assert_eq!(status(&second), 404, "pushed out");
     assert_eq!(status(&first), 200);
     assert_eq!(status(&third), 200);

@@ -13,11 +13,8 @@
 mod common;
 
 use std::convert::Infallible;
-use std::io::{BufRead, BufReader};
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{
@@ -34,7 +31,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use rmcp::{ClientHandler, ErrorData, RoleClient, RoleServer, ServerHandler, ServiceExt};
 use serde_json::json;
 
-use common::{desk, one_upstream};
+use common::{Served, desk, one_upstream, serve_http};
 
 /// How long `ask` waits between its log line and its sampling request.
 const PAUSE: Duration = Duration::from_millis(600);
@@ -142,6 +139,8 @@ impl ServerHandler for Asker {
             }
             Err(err) => CallToolResult::error(vec![ContentBlock::text(err.to_string())]),
         };
+        // Still running a while: a call beside it sees it running.
+        tokio::time::sleep(PAUSE).await;
         Ok(CallToolResponse::Complete(result))
     }
 }
@@ -250,51 +249,6 @@ impl ClientHandler for Person {
     }
 }
 
-/// `skillgraph serve DIR --http 127.0.0.1:0`, with what it writes to
-/// standard error kept; killed when dropped.
-struct Served {
-    child: Child,
-    url: String,
-    stderr: Arc<Mutex<Vec<String>>>,
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn serve(dir: &Path) -> Served {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_skillgraph"))
-        .arg("serve")
-        .arg(dir)
-        .args(["--http", "127.0.0.1:0"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("serve starts");
-    let mut lines = BufReader::new(child.stderr.take().expect("a pipe")).lines();
-    let url = loop {
-        let line = lines
-            .next()
-            .expect("serve says where it listens before it ends")
-            .expect("standard error reads");
-        if let Some(rest) = line.split("listening on ").nth(1) {
-            break rest.trim().to_owned();
-        }
-    };
-    let stderr = Arc::new(Mutex::new(Vec::new()));
-    let kept = Arc::clone(&stderr);
-    std::thread::spawn(move || {
-        for line in lines.map_while(Result::ok) {
-            kept.lock().expect("not poisoned").push(line);
-        }
-    });
-    Served { child, url, stderr }
-}
-
 /// The text of a tool answer's first block.
 fn first_text(result: &CallToolResult) -> String {
     result
@@ -338,7 +292,10 @@ async fn an_upstreams_request_and_log_line_reach_only_the_client_whose_call_it_c
     assert_eq!(bob.lines.load(Ordering::SeqCst), 0, "bob gets none of it");
 
     // Both call at once: nothing says whose request it is, so neither is
-    // asked, and the upstream hears why.
+    // asked, and the upstream hears why. The line the later call logs,
+    // while the earlier one runs, reaches no client; the earlier call's
+    // line may reach its own client, if it came first alone.
+    let before = ann.lines.load(Ordering::SeqCst) + bob.lines.load(Ordering::SeqCst);
     let (first, second) = tokio::join!(
         ann_client.call_tool(CallToolRequestParams::new("ask")),
         bob_client.call_tool(CallToolRequestParams::new("ask")),
@@ -356,15 +313,10 @@ async fn an_upstreams_request_and_log_line_reach_only_the_client_whose_call_it_c
         kept.contains("[asker] a log message serve passes to no client"),
         "{kept}"
     );
-    assert_eq!(
-        ann.lines.load(Ordering::SeqCst),
-        1,
-        "no line of the shared calls"
-    );
-    assert_eq!(
-        bob.lines.load(Ordering::SeqCst),
-        0,
-        "no line of the shared calls"
+    let after = ann.lines.load(Ordering::SeqCst) + bob.lines.load(Ordering::SeqCst);
+    assert!(
+        after <= before + 1,
+        "at most the first call's own line: {after}"
     );
     let _ = ann_client.cancel().await;
     let _ = bob_client.cancel().await;
@@ -384,7 +336,7 @@ async fn desk_with_asker(name: &str, legacy: bool) -> Served {
         tools.push(json!({"name": "confirm"}));
         tools.push(json!({"name": "declared"}));
     });
-    serve(&dir)
+    serve_http(&dir, &[])
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -138,3 +138,65 @@ impl rmcp::ClientHandler for Watcher {
         self.changed.notify_one();
     }
 }
+
+/// `skillgraph serve DIR --http 127.0.0.1:0 ARGS…`, once it listens, with
+/// what it writes to standard error kept; killed when dropped.
+pub struct Served {
+    child: std::process::Child,
+    /// Its address, `HOST:PORT`.
+    pub addr: String,
+    /// Its endpoint, `http://HOST:PORT/mcp`.
+    pub url: String,
+    /// The lines it wrote to standard error after saying where it listens.
+    pub stderr: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Serve `dir` over HTTP on a free loopback port with `args`.
+pub fn serve_http(dir: &Path, args: &[&str]) -> Served {
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skillgraph"))
+        .arg("serve")
+        .arg(dir)
+        .args(["--http", "127.0.0.1:0"])
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("serve starts");
+    let mut lines = std::io::BufReader::new(child.stderr.take().expect("a pipe")).lines();
+    let url = loop {
+        let line = lines
+            .next()
+            .expect("serve says where it listens before it ends")
+            .expect("standard error reads");
+        if let Some(rest) = line.split("listening on ").nth(1) {
+            break rest.trim().to_owned();
+        }
+    };
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    // Kept, and drained so that the server never blocks on it.
+    let stderr = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kept = std::sync::Arc::clone(&stderr);
+    std::thread::spawn(move || {
+        for line in lines.map_while(Result::ok) {
+            kept.lock().expect("not poisoned").push(line);
+        }
+    });
+    Served {
+        child,
+        addr,
+        url,
+        stderr,
+    }
+}

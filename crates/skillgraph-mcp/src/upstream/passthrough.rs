@@ -20,7 +20,7 @@ use rmcp::model::{
     ResourceContents, ResourceTemplate, ResultType, ServerCapabilities, SetLevelRequestParams,
     SubscribeRequestParams, UnsubscribeRequestParams,
 };
-use rmcp::service::ServiceError;
+use rmcp::service::{Peer, RoleClient, ServiceError};
 
 use super::{Upstream, Upstreams};
 use crate::relay::Caller;
@@ -196,29 +196,48 @@ impl Upstreams {
         clashes
     }
 
+    /// What `list` gives of each upstream that declared what `offers`
+    /// asks for, on its link for clients of `generation`, by server index;
+    /// an upstream that fails `what` is skipped, saying so on standard
+    /// error.
+    async fn gather<T, Listed>(
+        &self,
+        generation: Generation,
+        what: &str,
+        offers: impl Fn(&ServerCapabilities) -> bool,
+        list: impl Fn(Peer<RoleClient>) -> Listed,
+    ) -> Vec<(usize, Vec<T>)>
+    where
+        Listed: Future<Output = Result<Vec<T>, ServiceError>>,
+    {
+        let mut all = Vec::new();
+        for (index, upstream) in self.offering(offers) {
+            let peer = upstream.link(generation).await.peer().clone();
+            match upstream.within(self.timeout, what, list(peer)).await {
+                Ok(listed) => all.push((index, listed)),
+                Err(error) => skipped(&error),
+            }
+        }
+        all
+    }
+
     /// Every upstream's resources; an upstream that fails is skipped,
     /// saying so on standard error.
     pub(crate) async fn list_resources(&self, generation: Generation) -> Vec<Resource> {
+        let listed = self
+            .gather(
+                generation,
+                "resources/list",
+                |c| c.resources.is_some(),
+                |peer| async move { peer.list_all_resources().await },
+            )
+            .await;
         let mut all = Vec::new();
-        for (index, upstream) in self.offering(|c| c.resources.is_some()) {
-            let listed = upstream
-                .within(
-                    self.timeout,
-                    "resources/list",
-                    upstream.link(generation).await.peer().list_all_resources(),
-                )
-                .await;
-            let listed = match listed {
-                Ok(listed) => listed,
-                Err(error) => {
-                    skipped(&error);
-                    continue;
-                }
-            };
-            for resource in &listed {
+        for (index, resources) in listed {
+            for resource in &resources {
                 self.remember_uri(&resource.uri, index);
             }
-            all.extend(listed);
+            all.extend(resources);
         }
         all
     }
@@ -229,25 +248,16 @@ impl Upstreams {
         &self,
         generation: Generation,
     ) -> Vec<ResourceTemplate> {
-        let mut all = Vec::new();
-        for (_, upstream) in self.offering(|c| c.resources.is_some()) {
-            match upstream
-                .within(
-                    self.timeout,
-                    "resources/templates/list",
-                    upstream
-                        .link(generation)
-                        .await
-                        .peer()
-                        .list_all_resource_templates(),
-                )
-                .await
-            {
-                Ok(listed) => all.extend(listed),
-                Err(error) => skipped(&error),
-            }
-        }
-        all
+        self.gather(
+            generation,
+            "resources/templates/list",
+            |c| c.resources.is_some(),
+            |peer| async move { peer.list_all_resource_templates().await },
+        )
+        .await
+        .into_iter()
+        .flat_map(|(_, templates)| templates)
+        .collect()
     }
 
     /// The upstream to ask for `uri`: the one a list or a result named it
@@ -334,28 +344,22 @@ impl Upstreams {
     /// Every upstream's prompts; an upstream that fails is skipped, saying
     /// so on standard error.
     pub(crate) async fn list_prompts(&self, generation: Generation) -> Vec<Prompt> {
+        let listed = self
+            .gather(
+                generation,
+                "prompts/list",
+                |c| c.prompts.is_some(),
+                |peer| async move { peer.list_all_prompts().await },
+            )
+            .await;
         let mut all = Vec::new();
-        for (index, upstream) in self.offering(|c| c.prompts.is_some()) {
-            let listed = upstream
-                .within(
-                    self.timeout,
-                    "prompts/list",
-                    upstream.link(generation).await.peer().list_all_prompts(),
-                )
-                .await;
-            let listed = match listed {
-                Ok(listed) => listed,
-                Err(error) => {
-                    skipped(&error);
-                    continue;
-                }
-            };
+        for (index, prompts) in listed {
             if let Ok(mut owners) = self.prompt_owners.lock() {
-                for prompt in &listed {
+                for prompt in &prompts {
                     owners.entry(prompt.name.clone()).or_insert(index);
                 }
             }
-            all.extend(listed);
+            all.extend(prompts);
         }
         all
     }
