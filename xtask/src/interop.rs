@@ -19,7 +19,8 @@
 //! `target/interop/npm`, server-everything's tools, resources and prompts
 //! are reached through `serve` the four ways, and the official conformance
 //! suite's server scenarios run against `serve --http` in front of
-//! `interop/conformance_upstream.py` (`mcp_suite.rs`).
+//! `interop/conformance_upstream.py` (`mcp_suite.rs`), and the refund
+//! conversation's page is loaded in headless Chromium (`page_check.rs`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -40,12 +41,14 @@ const FASTMCP_VERSION: &str = "4.2.3";
 /// The registry's time server, a real upstream behind `serve`.
 const TIME_SERVER_VERSION: &str = "2026.10.19";
 /// The npm packages installed under `target/interop/npm`: the reference
-/// server with every feature, the conformance suite, and the Node.js the
-/// suite needs (22 or later).
-const NPM_PACKAGES: [&str; 3] = [
+/// server with every feature, the conformance suite, the Node.js the suite
+/// needs (22 or later), and the driver of the browser the run's page is
+/// checked in.
+const NPM_PACKAGES: [&str; 4] = [
     "@modelcontextprotocol/server-everything@2026.8.31",
     "@modelcontextprotocol/conformance@0.1.16",
     "node@22.23.3",
+    "playwright-core@1.64.1",
 ];
 /// The inspector release whose CLI is run.
 const INSPECTOR: &str = "@modelcontextprotocol/inspector@2.12.0";
@@ -105,6 +108,12 @@ pub fn run_all(root: &Path, args: &[String]) -> Result<ExitCode> {
     )?;
     println!(
         "xtask: the conformance suite passed in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    let started = Instant::now();
+    crate::page_check::in_browser(root, &target_dir(root).join("interop"), &desk.skillgraph)?;
+    println!(
+        "xtask: the run's page passed in Chromium in {:.1} s",
         started.elapsed().as_secs_f64()
     );
     Ok(ExitCode::SUCCESS)

@@ -23,8 +23,9 @@
 //!   over stdio and HTTP: the Python SDK's and FastMCP's clients on the
 //!   support desk, mcp-server-time through `serve`, the reference validator's
 //!   verdicts; then, when npm is on PATH, the MCP inspector's CLI,
-//!   server-everything through `serve`, and the official conformance suite
-//!   against `serve --http` (see `interop.rs`).
+//!   server-everything through `serve`, the official conformance suite
+//!   against `serve --http` (see `interop.rs`), and the run's page in
+//!   headless Chromium (`page_check.rs`).
 //! - `cargo xtask codes` — the error-code registry: every code the crates
 //!   define has one row in `docs/errors.md` (its meaning, its exit code, the
 //!   types that define it), and the binary exits with one code for each.
@@ -49,6 +50,7 @@ mod fence;
 mod fuzz;
 mod interop;
 mod mcp_suite;
+mod page_check;
 mod release;
 mod tidy;
 

@@ -43,9 +43,11 @@
 
 mod draw;
 mod explain;
+mod page;
 
 pub use draw::mermaid;
 pub use explain::{
     ActiveSkill, ClosedRoute, ExplainError, Explanation, Link, PickCause, RefusedRead, RouteCause,
     explain,
 };
+pub use page::page;

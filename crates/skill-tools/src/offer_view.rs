@@ -195,6 +195,59 @@ impl From<&OfferView<'_>> for OwnedOfferView {
     }
 }
 
+impl OwnedOfferView {
+    /// The view as borrowed rows again, each skill's description found by
+    /// `description` (a record keeps the ids of an offer; its `start`
+    /// event, the declared descriptions): so that the words the model read
+    /// can be rendered once more, with [`OfferView::render`].
+    ///
+    /// ```
+    /// use skill_core::{ReadSkillOffer, Skill};
+    /// use skill_tools::{OwnedOfferView, offer_view};
+    ///
+    /// let mut refunds = Skill::new("refunds");
+    /// refunds.description = Some("Issue a refund".into());
+    /// let skills = vec![Skill::new("triage"), refunds];
+    /// let offer = ReadSkillOffer { grantable: Some(vec!["refunds".into()]), cursor_id: Some("triage".into()), ..ReadSkillOffer::default() };
+    /// let shown = offer_view(&skills, Some(&offer));
+    /// let kept = OwnedOfferView::from(&shown);
+    /// let again = kept.view(|id| (id == "refunds").then_some("Issue a refund"));
+    /// assert_eq!(again.render(), shown.render());
+    /// ```
+    pub fn view<'a>(&'a self, description: impl Fn(&str) -> Option<&'a str>) -> OfferView<'a> {
+        let rows = |rows: &'a [OwnedRow]| -> Vec<Row<'a>> {
+            rows.iter()
+                .map(|row| Row {
+                    id: &row.id,
+                    described: row.described,
+                    description: description(&row.id),
+                })
+                .collect()
+        };
+        OfferView {
+            cursor: self.cursor.as_deref(),
+            stay: self.stay,
+            menu: self.menu.as_ref().map(|menu| {
+                menu.iter()
+                    .map(|row| MenuRow {
+                        id: &row.id,
+                        described: row.described,
+                        relevance_pct: row.relevance_pct,
+                        description: description(&row.id),
+                    })
+                    .collect()
+            }),
+            menu_allows_no_pick: self.menu_allows_no_pick,
+            mode: self.mode,
+            catalog: rows(&self.catalog),
+            tree_open: rows(&self.tree_open),
+            reachable: rows(&self.reachable),
+            nothing_reachable: self.nothing_reachable,
+            refusable: rows(&self.refusable),
+        }
+    }
+}
+
 /// A lookup set over borrowed ids.
 fn id_set(ids: &[String]) -> IdHashSet<&str> {
     let mut set = IdHashSet::with_capacity_and_hasher(ids.len(), Default::default());

@@ -194,7 +194,7 @@ enum Command {
     },
     /// Explain a session's record: where the cursor ended, and why.
     #[command(
-        after_help = "Examples:\n  skillgraph explain run.jsonl\n  skillgraph explain run.jsonl --iteration 2 --format json\n  skillgraph explain run.jsonl --format mermaid > run.mmd\n\nExit codes: 0 explained (a record cut mid-line is explained up to the cut, with a warning), 2 the record cannot be used (another version, a bad line, an iteration it does not end)."
+        after_help = "Examples:\n  skillgraph explain run.jsonl\n  skillgraph explain run.jsonl --iteration 2 --format json\n  skillgraph explain run.jsonl --format mermaid > run.mmd\n  skillgraph explain run.jsonl --format html > run.html\n\nExit codes: 0 explained (a record cut mid-line is explained up to the cut, with a warning), 2 the record cannot be used (another version, a bad line, an iteration it does not end)."
     )]
     Explain {
         /// The record: JSON lines written by `play --record` or a host.

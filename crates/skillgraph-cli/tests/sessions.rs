@@ -318,6 +318,45 @@ fn each_format_says_the_same_run() {
 }
 
 #[test]
+fn the_refund_conversation_as_a_page_holds_the_facts_and_is_small() {
+    let (_, record) = play("page", "assist", &refund_script());
+    let output = explain(&[&record, "--format", "html"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let page = stdout(&output);
+    assert!(
+        page.len() < 200 * 1024,
+        "{} bytes (goal under 200 KiB)",
+        page.len()
+    );
+    assert!(page.starts_with("<!DOCTYPE html>") && page.contains("<svg class=\"map\""));
+    for fact in [
+        "The cursor is on <b class=\"skill\">refunds</b> at the end of iteration 3",
+        "triage → refunds by the route &quot;risky refund&quot;",
+        "<td><code>amount</code></td><td>≥ <code>gte</code></td><td><code>100</code></td><td><code>240</code></td><td>✓ yes</td>",
+        "The route superseded the model's pick of",
+        "A read of <b class=\"skill\">shipping</b> was refused (<code>unreachable</code>",
+        "The offer the model was shown",
+        "<li><b class=\"skill\">refunds</b>: <code>issue_refund</code></li>",
+    ] {
+        assert!(page.contains(fact), "the page says: {fact}");
+    }
+    for outside in [
+        "<script",
+        "src=",
+        "<link",
+        "@import",
+        "url(http",
+        "href=\"http",
+    ] {
+        assert!(!page.contains(outside), "nothing from outside: {outside}");
+    }
+    let first = stdout(&explain(&[&record, "--format", "html", "--iteration", "1"]));
+    assert!(
+        first.contains("The cursor is on <b class=\"skill\">triage</b> at the end of iteration 1")
+    );
+}
+
+#[test]
 fn a_map_with_a_refused_guard_cannot_be_played() {
     let dir = scratch("sessions", "refused");
     std::fs::write(

@@ -21,6 +21,9 @@ pub(super) enum ExplainFormat {
     Json,
     /// The declared map with the path taken drawn over it.
     Mermaid,
+    /// One self-contained HTML page: the map with the path, the timeline
+    /// with every cause, the active skills (no network, no script).
+    Html,
 }
 
 /// Explain the record in `file` to its end, or to the end of `iteration`.
@@ -49,6 +52,12 @@ pub(super) fn explain_command(
         ExplainFormat::Text => output::print(&explanation.to_text())?,
         ExplainFormat::Json => output::print_json(&explanation)?,
         ExplainFormat::Mermaid => output::print(&explanation.to_mermaid())?,
+        ExplainFormat::Html => {
+            let page = skillgraph::skill_explain::page(&record, iteration).map_err(|err| {
+                Failure::unusable(err.code(), format!("{}: {err}", file.display()))
+            })?;
+            output::print(&page)?;
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
