@@ -256,10 +256,7 @@ fn map_svg(explanation: &Explanation, out: &mut String) {
         .enumerate()
         .map(|(at, node)| (at as u32, (node.width, NODE_HEIGHT)))
         .collect();
-    let pairs: Vec<(u32, u32)> = edges
-        .iter()
-        .map(|edge| (edge.from as u32, edge.to as u32))
-        .collect();
+    let pairs = acyclic(nodes.len(), &edges, &entries(explanation, &nodes));
     let config = Config {
         vertex_spacing: 36.0,
         dummy_vertices: false,
@@ -386,6 +383,65 @@ fn draw_edge(edge: &Edge, nodes: &[Node], at: &[(f64, f64)], out: &mut String) {
         );
     }
     out.push('\n');
+}
+
+/// The indexes of the map's entries among `nodes`.
+fn entries(explanation: &Explanation, nodes: &[Node]) -> Vec<usize> {
+    nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, node)| explanation.map.entries.contains(&node.id))
+        .map(|(at, _)| at)
+        .collect()
+}
+
+/// The edges as the layout library is given them: each one pointed from
+/// the node met first to the node met later in a depth-first walk from the
+/// entries (then from every node not reached yet), and each pair once. So
+/// the graph it lays out has no cycle: on some cyclic graphs the library
+/// does not finish, and a record may declare any map. The edges are still
+/// drawn as declared.
+fn acyclic(count: usize, edges: &[Edge], entries: &[usize]) -> Vec<(u32, u32)> {
+    let mut out: Vec<Vec<usize>> = vec![Vec::new(); count];
+    for edge in edges {
+        if let Some(next) = out.get_mut(edge.from) {
+            next.push(edge.to);
+        }
+    }
+    let mut met: Vec<Option<usize>> = vec![None; count];
+    let mut order = 0;
+    for root in entries.iter().copied().chain(0..count) {
+        let mut stack = vec![root];
+        while let Some(node) = stack.pop() {
+            let Some(slot) = met.get_mut(node) else {
+                continue;
+            };
+            if slot.is_some() {
+                continue;
+            }
+            *slot = Some(order);
+            order += 1;
+            if let Some(next) = out.get(node) {
+                stack.extend(next.iter().rev());
+            }
+        }
+    }
+    let mut pairs: Vec<(u32, u32)> = Vec::with_capacity(edges.len());
+    let mut seen = std::collections::HashSet::with_capacity(edges.len());
+    for edge in edges {
+        let (Some(Some(a)), Some(Some(b))) = (met.get(edge.from), met.get(edge.to)) else {
+            continue;
+        };
+        let pair = if a < b {
+            (edge.from as u32, edge.to as u32)
+        } else {
+            (edge.to as u32, edge.from as u32)
+        };
+        if pair.0 != pair.1 && seen.insert(pair) {
+            pairs.push(pair);
+        }
+    }
+    pairs
 }
 
 /// Where the line from the centre `centre` of a node `width` wide toward

@@ -148,6 +148,56 @@ fn random_record(ids: usize, routes: &[(usize, usize)], moves: &[usize]) -> Stri
         .collect()
 }
 
+/// `random_record`'s page, made on a thread of its own: `None` when it
+/// takes longer than `limit`.
+fn page_within(text: String, limit: std::time::Duration) -> Option<String> {
+    let (done, answer) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let record = read_record(&text).expect("the record reads");
+        let _ = done.send(skill_explain::page(&record, None).expect("a page"));
+    });
+    answer.recv_timeout(limit).ok()
+}
+
+#[test]
+fn a_cyclic_map_the_layout_library_would_not_finish_is_drawn() {
+    // Given as it is, this graph keeps rust-sugiyama 0.4 busy for ever.
+    let routes = [
+        (0, 1),
+        (0, 5),
+        (1, 4),
+        (0, 3),
+        (1, 0),
+        (2, 3),
+        (0, 4),
+        (2, 4),
+        (5, 4),
+        (1, 5),
+        (0, 2),
+        (3, 5),
+        (4, 5),
+        (5, 1),
+    ];
+    let page = page_within(
+        random_record(6, &routes, &[1, 0, 5]),
+        std::time::Duration::from_secs(30),
+    );
+    assert!(page.is_some_and(|page| page.contains("<svg class=\"map\"")));
+}
+
+#[test]
+fn a_large_map_is_drawn_in_time() {
+    let routes: Vec<(usize, usize)> = (0..1_500).map(|n| (n % 500, (n * 7 + 3) % 500)).collect();
+    let page = page_within(
+        random_record(500, &routes, &[3, 24]),
+        std::time::Duration::from_secs(60),
+    );
+    assert!(
+        page.is_some(),
+        "a 500-skill map with 1,500 routes is drawn within a minute"
+    );
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
