@@ -1,4 +1,5 @@
-//! A session's record explained, and a skill map drawn (SPEC §8.5).
+//! A session's record explained, and a skill map drawn (SPEC §8.5, §11,
+//! §12).
 //!
 //! `skill-explain` owns what a person reads about a run: [`explain`] walks a
 //! record read by [`skill_session::read_record`] and answers where the
@@ -9,10 +10,14 @@
 //! skills; as text ([`Explanation::to_text`]), JSON (`Explanation` is
 //! `Serialize`) or a mermaid chart of the declared map with the path drawn
 //! over it ([`Explanation::to_mermaid`]). [`mermaid`] draws a map alone.
+//! [`page`] writes a run as one self-contained HTML page, the map placed by
+//! a graph-layout library (`rust-sugiyama`); [`trace`] gives a run as span
+//! data (names, parentage, attributes, events) for a host's tracer.
 //!
 //! It must never read a file, print, keep global state, or depend on a
-//! skillgraph crate but `skill-core`, `skill-guard` and `skill-session`: it
-//! takes a record already read and returns data and text.
+//! skillgraph crate but `skill-core`, `skill-guard` and `skill-session` (or
+//! an external crate but the layout library): it takes a record already read
+//! and returns data and text.
 //!
 //! The key design decision: an explanation is built from the record alone.
 //! Every fact it states is a field some event holds (the winning route is
@@ -44,6 +49,7 @@
 mod draw;
 mod explain;
 mod page;
+pub mod trace;
 
 pub use draw::mermaid;
 pub use explain::{

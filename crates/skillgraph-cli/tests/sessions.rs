@@ -357,6 +357,93 @@ fn the_refund_conversation_as_a_page_holds_the_facts_and_is_small() {
 }
 
 #[test]
+fn the_refund_conversation_as_spans_carries_each_move_guard_and_refusal() {
+    use skillgraph::skill_explain::trace::{self, Value};
+    let (_, record) = play("spans", "assist", &refund_script());
+    let text = std::fs::read_to_string(&record).expect("the record");
+    let record = skillgraph::skill_session::read_record(&text).expect("the record reads");
+    let spans = trace::spans(&record);
+    let names: Vec<&str> = spans.iter().map(|span| span.name).collect();
+    assert_eq!(
+        names,
+        [
+            "skillgraph run",
+            "skillgraph turn",
+            "skillgraph iteration",
+            "skillgraph iteration",
+            "skillgraph iteration"
+        ]
+    );
+    assert!(spans[2..].iter().all(|span| span.parent == Some(1)));
+    let attribute = |span: &trace::Span, key: &str| {
+        span.attributes
+            .iter()
+            .find(|(name, _)| *name == key)
+            .map(|(_, value)| value.clone())
+    };
+    let event_value = |event: &trace::SpanEvent, key: &str| {
+        event
+            .attributes
+            .iter()
+            .find(|(name, _)| *name == key)
+            .map(|(_, value)| value.clone())
+    };
+    let moved = &spans[3];
+    assert_eq!(
+        attribute(moved, trace::MOVE_BY),
+        Some(Value::String("route".into()))
+    );
+    assert_eq!(
+        attribute(moved, trace::CURSOR_BEFORE),
+        Some(Value::String("triage".into()))
+    );
+    assert_eq!(
+        attribute(moved, trace::CURSOR_AFTER),
+        Some(Value::String("refunds".into()))
+    );
+    assert_eq!(
+        attribute(moved, trace::ROUTE_LABEL),
+        Some(Value::String("risky refund".into()))
+    );
+    let fired = &moved.events[0];
+    assert_eq!(fired.name, trace::GUARD_EVENT);
+    assert_eq!(
+        event_value(fired, trace::GUARD_FIRED),
+        Some(Value::Bool(true))
+    );
+    assert_eq!(
+        event_value(fired, trace::CONDITION_ACTUALS),
+        Some(Value::Strings(vec!["high".into(), "240".into()]))
+    );
+    assert_eq!(
+        event_value(fired, trace::CONDITION_PASSED),
+        Some(Value::Bools(vec![true, true]))
+    );
+    let closed = &spans[2].events[0];
+    assert_eq!(
+        event_value(closed, trace::GUARD_FIRED),
+        Some(Value::Bool(false))
+    );
+    assert_eq!(
+        event_value(closed, trace::CONDITION_PASSED),
+        Some(Value::Bools(vec![false, false]))
+    );
+    let refused = spans[4]
+        .events
+        .iter()
+        .find(|event| event.name == trace::READ_REFUSED_EVENT)
+        .expect("the refused read of shipping");
+    assert_eq!(
+        event_value(refused, trace::REFUSED_TARGET),
+        Some(Value::String("shipping".into()))
+    );
+    assert_eq!(
+        event_value(refused, trace::REFUSED_REASON),
+        Some(Value::String("unreachable".into()))
+    );
+}
+
+#[test]
 fn a_map_with_a_refused_guard_cannot_be_played() {
     let dir = scratch("sessions", "refused");
     std::fs::write(
