@@ -32,18 +32,28 @@ fn hostile_record() -> String {
     let graph = Arc::new(Graph::new(map).expect("a graph"));
     let mut session = Session::new(graph, Posture::Assist, Vec::new());
     session.begin_turn("<script>alert('user')</script> & \"quotes\"", None);
-    session.observe(ToolResult {
-        tool_name: "<b onmouseover=alert('tool')>".into(),
-        result: r#"{"<k\"ey>": "</td><script>alert('value')</script>", "more": "<iframe>"}"#.into(),
-        status: None,
-    });
-    session.end_iteration();
-    session.observe(ToolResult {
-        tool_name: "<b onmouseover=alert('tool')>".into(),
-        result: "{}".into(),
-        status: None,
-    });
-    session.end_iteration();
+    let tool = "<b onmouseover=alert('tool')>";
+    let results = [
+        r#"{"<k\"ey>": "</td><script>alert('value')</script>", "more": "<iframe>"}"#,
+        "{}",
+    ];
+    run_text(
+        session,
+        results.iter().map(|result| (tool.to_owned(), *result)),
+    )
+}
+
+/// `session` given each `(tool, result)` in an iteration of its own; its
+/// record's text.
+fn run_text<'a>(mut session: Session, results: impl Iterator<Item = (String, &'a str)>) -> String {
+    for (tool_name, result) in results {
+        session.observe(ToolResult {
+            tool_name,
+            result: result.into(),
+            status: None,
+        });
+        session.end_iteration();
+    }
     session
         .events()
         .iter()
@@ -133,19 +143,7 @@ fn random_record(ids: usize, routes: &[(usize, usize)], moves: &[usize]) -> Stri
     let graph = Arc::new(Graph::new(map).expect("a graph"));
     let mut session = Session::new(graph, Posture::Assist, Vec::new());
     session.begin_turn("go", None);
-    for to in moves {
-        session.observe(ToolResult {
-            tool_name: format!("t{to}"),
-            result: "{}".into(),
-            status: None,
-        });
-        session.end_iteration();
-    }
-    session
-        .events()
-        .iter()
-        .map(|event| event.to_line() + "\n")
-        .collect()
+    run_text(session, moves.iter().map(|to| (format!("t{to}"), "{}")))
 }
 
 /// `random_record`'s page, made on a thread of its own: `None` when it
