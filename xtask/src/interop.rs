@@ -13,7 +13,9 @@
 //! streamable HTTP; `interop/through.py` calls mcp-server-time through
 //! `serve` the same four ways; then `interop/skills_parity.py` holds every
 //! fixture collection's skills (`crates/skillgraph-cli/tests/collections`)
-//! to the reference validator. The npm part (skipped with `--python-only`,
+//! to the reference validator, and `interop/otlp_receiver.py` (on
+//! `opentelemetry-proto`, [`OTLP_PROTO_VERSION`]) decodes the spans
+//! `skillgraph play --otlp` exports (`otlp_check.rs`). The npm part (skipped with `--python-only`,
 //! or when npm is not on PATH): the MCP inspector's CLI lists the tools and
 //! calls `lookup_order` once; then, with [`NPM_PACKAGES`] installed under
 //! `target/interop/npm`, server-everything's tools, resources and prompts
@@ -40,6 +42,9 @@ const SKILLS_REF_VERSION: &str = "0.1.1";
 const FASTMCP_VERSION: &str = "4.2.3";
 /// The registry's time server, a real upstream behind `serve`.
 const TIME_SERVER_VERSION: &str = "2026.10.19";
+/// The official protobuf classes of OTLP, which the test receiver
+/// (`interop/otlp_receiver.py`) decodes what `skillgraph` exports with.
+const OTLP_PROTO_VERSION: &str = "1.45.2";
 /// The npm packages installed under `target/interop/npm`: the reference
 /// server with every feature, the conformance suite, the Node.js the suite
 /// needs (22 or later), and the driver of the browser the run's page is
@@ -196,6 +201,12 @@ fn python_part(root: &Path) -> Result<Desk> {
         &target.join("interop").join("clashes"),
     )?;
     skills_parity(root, &python, &desk.skillgraph)?;
+    crate::otlp_check::play_exports(
+        root,
+        &desk.python,
+        &desk.skillgraph,
+        &target.join("interop").join("otlp"),
+    )?;
     Ok(desk)
 }
 
@@ -382,13 +393,13 @@ fn ensure_venv(root: &Path, venv: &Path) -> Result<PathBuf> {
     let installed = Command::new(&python)
         .args([
             "-c",
-            "import importlib.metadata as m; print(*(m.version(p) for p in ['mcp', 'skills-ref', 'fastmcp', 'mcp-server-time']))",
+            "import importlib.metadata as m; print(*(m.version(p) for p in ['mcp', 'skills-ref', 'fastmcp', 'mcp-server-time', 'opentelemetry-proto']))",
         ])
         .output()
         .is_ok_and(|out| {
             String::from_utf8_lossy(&out.stdout).trim()
                 == format!(
-                    "{MCP_VERSION} {SKILLS_REF_VERSION} {FASTMCP_VERSION} {TIME_SERVER_VERSION}"
+                    "{MCP_VERSION} {SKILLS_REF_VERSION} {FASTMCP_VERSION} {TIME_SERVER_VERSION} {OTLP_PROTO_VERSION}"
                 )
         });
     if !installed {
@@ -396,6 +407,7 @@ fn ensure_venv(root: &Path, venv: &Path) -> Result<PathBuf> {
         let skills_ref = format!("skills-ref=={SKILLS_REF_VERSION}");
         let fastmcp = format!("fastmcp=={FASTMCP_VERSION}");
         let time = format!("mcp-server-time=={TIME_SERVER_VERSION}");
+        let otlp = format!("opentelemetry-proto=={OTLP_PROTO_VERSION}");
         let args = [
             "-m",
             "pip",
@@ -406,10 +418,11 @@ fn ensure_venv(root: &Path, venv: &Path) -> Result<PathBuf> {
             &skills_ref,
             &fastmcp,
             &time,
+            &otlp,
         ];
         if run(root, &python_text, &args)?.is_some() {
             bail!(
-                "pip could not install {mcp}, {skills_ref}, {fastmcp} and {time}: check that PyPI is reachable, or delete {} and retry",
+                "pip could not install {mcp}, {skills_ref}, {fastmcp}, {time} and {otlp}: check that PyPI is reachable, or delete {} and retry",
                 venv.display()
             );
         }

@@ -50,6 +50,7 @@ mod fence;
 mod fuzz;
 mod interop;
 mod mcp_suite;
+mod otlp_check;
 mod page_check;
 mod release;
 mod tidy;

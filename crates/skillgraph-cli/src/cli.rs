@@ -140,6 +140,9 @@ enum Command {
         /// The most characters read_skill's description may hold; later skills are listed by id.
         #[arg(long, value_name = "CHARS", default_value_t = DEFAULT_CATALOG_BUDGET)]
         catalog_budget: usize,
+        /// Export the session as OpenTelemetry traces to this OTLP/HTTP receiver (base URL; default: OTEL_EXPORTER_OTLP_ENDPOINT).
+        #[arg(long, value_name = "URL")]
+        otlp: Option<String>,
     },
     /// Serve the map as an MCP server over standard input and output, or
     /// over streamable HTTP with --http.
@@ -356,12 +359,14 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
             all_tools,
             strict_tools,
             catalog_budget,
+            otlp,
         } => play::play(
             &path,
             posture,
             call_policy(all_tools, strict_tools),
             record.as_deref(),
             catalog_budget,
+            otlp.as_deref(),
         ),
         Command::Serve {
             path,

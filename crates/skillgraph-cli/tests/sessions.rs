@@ -444,6 +444,45 @@ fn the_refund_conversation_as_spans_carries_each_move_guard_and_refusal() {
 }
 
 #[test]
+fn a_receiver_that_is_down_costs_spans_never_an_answer() {
+    let dir = scratch("sessions", "otlp-down");
+    let record = dir.join("run.jsonl").display().to_string();
+    // Port 9 (discard) on loopback: nothing listens, every export fails.
+    let output = skillgraph(
+        &[
+            "play",
+            &example(""),
+            "--record",
+            &record,
+            "--otlp",
+            "http://127.0.0.1:9",
+        ],
+        &refund_script(),
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(
+        stdout(&output).lines().count(),
+        refund_script()
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .count()
+    );
+    let said = stderr(&output);
+    assert_eq!(said.matches("did not take").count(), 1, "said once: {said}");
+    assert!(
+        said.contains("spans were not taken by the OTLP receiver at http://127.0.0.1:9/v1/traces"),
+        "{said}"
+    );
+    let refused = skillgraph(&["play", &example(""), "--otlp", "https://127.0.0.1:9"], "");
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        stderr(&refused).contains("otlp-endpoint"),
+        "{}",
+        stderr(&refused)
+    );
+}
+
+#[test]
 fn a_map_with_a_refused_guard_cannot_be_played() {
     let dir = scratch("sessions", "refused");
     std::fs::write(

@@ -31,6 +31,7 @@
 mod gateway;
 mod http;
 mod observe;
+mod otlp;
 mod record;
 mod relay;
 mod runs;
@@ -61,6 +62,7 @@ use tokio::net::unix::pipe;
 
 use gateway::{Gateway, Hub};
 pub use http::{HttpConfig, TokensError};
+pub use otlp::{Exporter, OtlpError, PlayTrace};
 use stdio::ClientLines;
 pub use upstream::StartError;
 use upstream::{Clash, Upstreams};

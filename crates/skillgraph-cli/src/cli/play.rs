@@ -107,7 +107,11 @@ pub(super) fn play(
     tools: CallPolicy,
     record: Option<&Path>,
     catalog_budget: usize,
+    otlp: Option<&str>,
 ) -> Result<ExitCode, Failure> {
+    let exporter = skillgraph_mcp::Exporter::new(otlp)
+        .map_err(|err| Failure::unusable(err.code(), err.to_string()))?;
+    let mut trace = exporter.as_ref().map(skillgraph_mcp::Exporter::play);
     let loaded = load(path)?;
     // Each route guard is compiled once, for the check-up and the session.
     let guards = compile_guards(&loaded.map, path)?;
@@ -128,9 +132,17 @@ pub(super) fn play(
             tools,
         },
     );
-    if let Some(writer) = writer.as_mut() {
-        writer.write(session.take_events())?;
-    }
+    let mut taken = |session: &mut Session| -> Result<(), Failure> {
+        let events = session.take_events();
+        if let Some(trace) = trace.as_mut() {
+            trace.events(&events);
+        }
+        if let Some(writer) = writer.as_mut() {
+            writer.write(events)?;
+        }
+        Ok(())
+    };
+    taken(&mut session)?;
     for (at, line) in std::io::stdin().lock().lines().enumerate() {
         let line = line.map_err(|err| {
             Failure::unusable(
@@ -143,12 +155,16 @@ pub(super) fn play(
         }
         let answer = answer(at + 1, &line, &mut session);
         // The step's events reach the record before its answer is sent.
-        if let Some(writer) = writer.as_mut() {
-            writer.write(session.take_events())?;
-        }
+        taken(&mut session)?;
         // A reader that went away drops the answers; the session, and its
         // record, go on to the end of the input.
         output::print_line(&answer.to_string())?;
+    }
+    if let Some(trace) = trace {
+        trace.finish();
+    }
+    if let Some(exporter) = exporter {
+        exporter.shut_down();
     }
     Ok(ExitCode::SUCCESS)
 }

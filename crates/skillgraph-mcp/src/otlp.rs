@@ -1,0 +1,294 @@
+//! OpenTelemetry export (SPEC §11): spans over OTLP/HTTP with protobuf to
+//! `--otlp URL` or the standard `OTEL_EXPORTER_OTLP_ENDPOINT`, named for
+//! `OTEL_SERVICE_NAME` (default `skillgraph`). The batch processor sends
+//! from a thread of its own, so export never delays or fails a step: a
+//! receiver that is down or slow costs spans, which are counted and said
+//! once on standard error, and their number again when the exporter shuts
+//! down. [`PlayTrace`] turns a session's events, as they come, into a span
+//! per run, per turn and per iteration with the facts of
+//! [`skill_explain::trace`].
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use opentelemetry::trace::{TraceContextExt, Tracer as _};
+use opentelemetry::{Context, KeyValue, StringValue};
+use opentelemetry_otlp::WithExportConfig;
+use opentelemetry_sdk::Resource;
+use opentelemetry_sdk::error::OTelSdkResult;
+use opentelemetry_sdk::trace::{SdkTracer, SdkTracerProvider, SpanData, SpanExporter};
+use skillgraph::skill_explain::trace::{self, Attribute, Value};
+use skillgraph::skill_session::{DeclaredMap, Event};
+
+use crate::warn;
+
+/// The service name when `OTEL_SERVICE_NAME` is not set.
+const SERVICE: &str = "skillgraph";
+
+/// How long one export may take before its spans count as lost.
+const EXPORT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// An exporter that cannot be set up as given.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the OTLP endpoint {endpoint:?} cannot be used: {reason}; give an http:// URL such as http://127.0.0.1:4318 with --otlp or OTEL_EXPORTER_OTLP_ENDPOINT"
+)]
+pub struct OtlpError {
+    /// The endpoint as given.
+    pub endpoint: String,
+    /// Why it cannot be used.
+    pub reason: String,
+}
+
+impl OtlpError {
+    /// The stable code of the error: `otlp-endpoint`.
+    pub fn code(&self) -> &'static str {
+        "otlp-endpoint"
+    }
+}
+
+/// The spans a receiver did not take.
+#[derive(Debug)]
+struct Lost {
+    spans: AtomicUsize,
+    said: AtomicBool,
+    endpoint: String,
+}
+
+/// The OTLP exporter, counting what it fails to send.
+#[derive(Debug)]
+struct Counting {
+    inner: opentelemetry_otlp::SpanExporter,
+    lost: Arc<Lost>,
+}
+
+impl SpanExporter for Counting {
+    async fn export(&self, batch: Vec<SpanData>) -> OTelSdkResult {
+        let count = batch.len();
+        let sent = self.inner.export(batch).await;
+        if let Err(error) = &sent {
+            self.lost.spans.fetch_add(count, Ordering::Relaxed);
+            if !self.lost.said.swap(true, Ordering::Relaxed) {
+                warn(&format!(
+                    "the OTLP receiver at {} did not take {count} spans ({error}); the run goes on, and later losses are counted",
+                    self.lost.endpoint
+                ));
+            }
+        }
+        sent
+    }
+
+    fn shutdown_with_timeout(&self, timeout: Duration) -> OTelSdkResult {
+        self.inner.shutdown_with_timeout(timeout)
+    }
+
+    fn set_resource(&mut self, resource: &Resource) {
+        self.inner.set_resource(resource);
+    }
+}
+
+/// Spans sent to an OTLP receiver.
+pub struct Exporter {
+    provider: SdkTracerProvider,
+    tracer: SdkTracer,
+    lost: Arc<Lost>,
+}
+
+impl Exporter {
+    /// The exporter `--otlp ENDPOINT` asks for, else the one
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT` names, else none. The endpoint is the
+    /// receiver's base URL; spans go to its `/v1/traces` (a URL ending so
+    /// is taken as it is).
+    ///
+    /// # Errors
+    ///
+    /// [`OtlpError`] when the endpoint is not an `http://` URL the exporter
+    /// can use.
+    pub fn new(endpoint: Option<&str>) -> Result<Option<Self>, OtlpError> {
+        let from_env = std::env::var("OTEL_EXPORTER_OTLP_ENDPOINT").ok();
+        let Some(endpoint) = endpoint
+            .map(str::to_owned)
+            .or(from_env)
+            .filter(|endpoint| !endpoint.trim().is_empty())
+        else {
+            return Ok(None);
+        };
+        let refused = |reason: String| OtlpError {
+            endpoint: endpoint.clone(),
+            reason,
+        };
+        if !endpoint.starts_with("http://") {
+            return Err(refused(
+                "only http:// is sent (OTLP over HTTP with protobuf, no TLS in this build)"
+                    .to_owned(),
+            ));
+        }
+        let traces = if endpoint.trim_end_matches('/').ends_with("/v1/traces") {
+            endpoint.clone()
+        } else {
+            format!("{}/v1/traces", endpoint.trim_end_matches('/'))
+        };
+        let inner = opentelemetry_otlp::SpanExporter::builder()
+            .with_http()
+            .with_endpoint(traces.clone())
+            .with_timeout(EXPORT_TIMEOUT)
+            .build()
+            .map_err(|error| refused(error.to_string()))?;
+        let lost = Arc::new(Lost {
+            spans: AtomicUsize::new(0),
+            said: AtomicBool::new(false),
+            endpoint: traces,
+        });
+        let service = std::env::var("OTEL_SERVICE_NAME")
+            .ok()
+            .filter(|name| !name.trim().is_empty())
+            .unwrap_or_else(|| SERVICE.to_owned());
+        let provider = SdkTracerProvider::builder()
+            .with_batch_exporter(Counting {
+                inner,
+                lost: Arc::clone(&lost),
+            })
+            .with_resource(Resource::builder().with_service_name(service).build())
+            .build();
+        let tracer = opentelemetry::trace::TracerProvider::tracer(&provider, "skillgraph");
+        Ok(Some(Exporter {
+            provider,
+            tracer,
+            lost,
+        }))
+    }
+
+    /// A trace of one `play` session, fed its events as they come.
+    pub fn play(&self) -> PlayTrace<'_> {
+        let run = self.tracer.start("skillgraph run");
+        PlayTrace {
+            tracer: &self.tracer,
+            map: Arc::new(DeclaredMap {
+                skills: Vec::new(),
+                entries: Vec::new(),
+                routes: Vec::new(),
+            }),
+            run: Context::new().with_span(run),
+            turn: None,
+            iteration: None,
+        }
+    }
+
+    /// Send what is left and stop; the spans lost on the way, if any, are
+    /// said on standard error.
+    pub fn shut_down(self) {
+        let _ = self.provider.force_flush();
+        let _ = self.provider.shutdown();
+        let lost = self.lost.spans.load(Ordering::Relaxed);
+        if lost > 0 {
+            warn(&format!(
+                "{lost} spans were not taken by the OTLP receiver at {}",
+                self.lost.endpoint
+            ));
+        }
+    }
+}
+
+/// One `play` session's spans, made as its events come: the run's span,
+/// a span per turn under it, and a span per iteration under its turn,
+/// ended at the iteration's move with its facts.
+pub struct PlayTrace<'e> {
+    tracer: &'e SdkTracer,
+    map: Arc<DeclaredMap>,
+    run: Context,
+    turn: Option<Context>,
+    /// The iteration being gathered: its number, its span, its events.
+    iteration: Option<(u64, Context, Vec<Event>)>,
+}
+
+impl PlayTrace<'_> {
+    /// Take the session's new `events`.
+    pub fn events(&mut self, events: &[Event]) {
+        for event in events {
+            match event {
+                Event::Start(start) => {
+                    self.map = Arc::clone(&start.map);
+                    let span = self.run.span();
+                    span.set_attribute(KeyValue::new(trace::POSTURE, start.posture.as_str()));
+                    span.set_attribute(KeyValue::new(trace::CALL_POLICY, start.tools.as_str()));
+                }
+                Event::Turn(turn) => {
+                    self.end_iteration();
+                    if let Some(earlier) = self.turn.take() {
+                        earlier.span().end();
+                    }
+                    let bytes = i64::try_from(turn.user_message.len()).unwrap_or(i64::MAX);
+                    let span = self
+                        .tracer
+                        .span_builder("skillgraph turn")
+                        .with_attributes([KeyValue::new(trace::TURN_MESSAGE_BYTES, bytes)])
+                        .start_with_context(self.tracer, &self.run);
+                    self.turn = Some(self.run.with_span(span));
+                }
+                other => {
+                    let at = other.iteration();
+                    if self.iteration.as_ref().is_some_and(|(n, _, _)| *n != at) {
+                        self.end_iteration();
+                    }
+                    if self.iteration.is_none() {
+                        let parent = self.turn.as_ref().unwrap_or(&self.run);
+                        let span = self
+                            .tracer
+                            .span_builder("skillgraph iteration")
+                            .start_with_context(self.tracer, parent);
+                        self.iteration = Some((at, parent.with_span(span), Vec::new()));
+                    }
+                    if let Some((_, _, gathered)) = self.iteration.as_mut() {
+                        gathered.push(other.clone());
+                    }
+                    if matches!(other, Event::Move(_)) {
+                        self.end_iteration();
+                    }
+                }
+            }
+        }
+    }
+
+    /// End the iteration being gathered, with its facts.
+    fn end_iteration(&mut self) {
+        let Some((_, context, events)) = self.iteration.take() else {
+            return;
+        };
+        let facts = trace::facts(&events, &self.map);
+        let span = context.span();
+        for attribute in facts.attributes {
+            span.set_attribute(key_value(attribute));
+        }
+        for event in facts.events {
+            span.add_event(
+                event.name,
+                event.attributes.into_iter().map(key_value).collect(),
+            );
+        }
+        span.end();
+    }
+
+    /// End every span: the session is over.
+    pub fn finish(mut self) {
+        self.end_iteration();
+        if let Some(turn) = self.turn.take() {
+            turn.span().end();
+        }
+        self.run.span().end();
+    }
+}
+
+/// A span's attribute from one of [`skill_explain::trace`]'s.
+fn key_value((key, value): Attribute) -> KeyValue {
+    let value = match value {
+        Value::String(text) => opentelemetry::Value::String(text.into()),
+        Value::Int(n) => opentelemetry::Value::I64(n),
+        Value::Bool(b) => opentelemetry::Value::Bool(b),
+        Value::Strings(texts) => opentelemetry::Value::Array(opentelemetry::Array::String(
+            texts.into_iter().map(StringValue::from).collect(),
+        )),
+        Value::Bools(values) => opentelemetry::Value::Array(opentelemetry::Array::Bool(values)),
+    };
+    KeyValue::new(key, value)
+}
