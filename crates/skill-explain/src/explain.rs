@@ -327,8 +327,7 @@ impl<'r> Walk<'r> {
             closed: moved.guards_closed.iter().map(closed_route).collect(),
             superseded: moved.superseded.clone(),
             conflict: moved.conflict.clone(),
-            declared: moved.by == MoveBy::Stay
-                || declares(self.map, moved.from.as_deref(), moved.to.as_deref()),
+            declared: move_declared(self.map, moved),
         });
         self.cursor.clone_from(&moved.to);
         self.batch.clear();
@@ -432,6 +431,11 @@ fn closed_route(guard: &GuardRecord) -> ClosedRoute {
 }
 
 /// Whether `map` has a move from `from` to `to`: a route, or an entry.
+/// Whether `map` declares `moved`: a stay always, else a route or an entry.
+pub(crate) fn move_declared(map: &DeclaredMap, moved: &MoveEvent) -> bool {
+    moved.by == MoveBy::Stay || declares(map, moved.from.as_deref(), moved.to.as_deref())
+}
+
 fn declares(map: &DeclaredMap, from: Option<&str>, to: Option<&str>) -> bool {
     let Some(to) = to else { return false };
     map.entries.iter().any(|entry| entry == to)

@@ -269,14 +269,10 @@ fn moved_attributes(moved: &MoveEvent, map: &DeclaredMap) -> Vec<Attribute> {
         attributes.push((CURSOR_AFTER, Value::String(to.clone())));
     }
     attributes.push((MOVE_BY, Value::String(moved.by.as_str().to_owned())));
-    let declared = moved.by == skill_session::MoveBy::Stay
-        || moved.to.as_deref().is_some_and(|to| {
-            map.entries.iter().any(|entry| entry == to)
-                || map.routes.iter().any(|route| {
-                    Some(route.from.as_str()) == moved.from.as_deref() && route.to == to
-                })
-        });
-    attributes.push((MOVE_DECLARED, Value::Bool(declared)));
+    attributes.push((
+        MOVE_DECLARED,
+        Value::Bool(crate::explain::move_declared(map, moved)),
+    ));
     if let Some(index) = moved.route {
         attributes.push((ROUTE_INDEX, Value::Int(int(index))));
         if let Some(label) = map.routes.get(index).and_then(|route| route.label.clone()) {

@@ -687,10 +687,7 @@ impl ServerHandler for Gateway {
                     // this request on the sessionless generation.
                     let capabilities = match generation {
                         Generation::Sessionless => context.meta.client_capabilities(),
-                        Generation::Handshake => context
-                            .peer
-                            .peer_info()
-                            .map(|info| info.capabilities.clone()),
+                        Generation::Handshake => caller.declared(),
                     };
                     let call = Box::pin(self.hub.upstreams.call(
                         request,

@@ -29,6 +29,7 @@ use subtle::ConstantTimeEq;
 use tokio::net::TcpListener;
 
 use crate::gateway::{Gateway, Hub, Principal};
+use crate::stdio::MAX_ECHO;
 use crate::warn;
 
 /// The path the server answers on.
@@ -179,11 +180,6 @@ fn plain(status: StatusCode, text: &'static str) -> Response<Body> {
 /// not hold for the request's principal: no session has it, so rmcp
 /// answers it as an unknown session, after every check of its own.
 const NO_SESSION: &str = "not-a-session";
-
-/// The most characters of a 400 answer's message passed on whole: rmcp's
-/// messages repeat the client's headers (SPEC §9.7: at most 256 characters
-/// of client input are echoed).
-const MAX_ERROR_MESSAGE: usize = 256;
 
 /// A handshake session as this layer knows it.
 struct Held {
@@ -432,13 +428,13 @@ fn bearer_token(value: &str) -> Option<&str> {
     scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
 }
 
-/// `text` cut to [`MAX_ERROR_MESSAGE`] characters, saying so; `None` when
+/// `text` cut to [`MAX_ECHO`] characters, saying so; `None` when
 /// it is short enough.
 fn cut(text: &str) -> Option<String> {
-    if text.chars().count() <= MAX_ERROR_MESSAGE {
+    if text.chars().count() <= MAX_ECHO {
         return None;
     }
-    let kept: String = text.chars().take(MAX_ERROR_MESSAGE - 56).collect();
+    let kept: String = text.chars().take(MAX_ECHO - 56).collect();
     Some(format!(
         "{kept}… (cut: the message was {} bytes long)",
         text.len()
@@ -446,7 +442,7 @@ fn cut(text: &str) -> Option<String> {
 }
 
 /// A 400 answer whose message (a JSON-RPC error's, or the plain text) is
-/// cut to [`MAX_ERROR_MESSAGE`] characters (SPEC §9.7); any other answer as
+/// cut to [`MAX_ECHO`] characters (SPEC §9.7); any other answer as
 /// it is.
 async fn bounded_error(response: Response<Body>) -> Response<Body> {
     if response.status() != StatusCode::BAD_REQUEST {

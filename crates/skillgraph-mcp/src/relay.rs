@@ -110,7 +110,7 @@ impl Caller {
 
     /// What the client declared at its handshake; `None` for a client of
     /// the sessionless generation, which takes no request from a server.
-    fn declared(&self) -> Option<ClientCapabilities> {
+    pub(crate) fn declared(&self) -> Option<ClientCapabilities> {
         if self.sessionless {
             return None;
         }
@@ -120,6 +120,73 @@ impl Caller {
     /// The client.
     pub(crate) fn peer(&self) -> &Peer<RoleServer> {
         &self.peer
+    }
+
+    /// Whether the client takes a `what` request from a server: it made a
+    /// handshake, declaring what `wanted` asks for; else why not.
+    fn takes(
+        &self,
+        what: &str,
+        wanted: impl Fn(&ClientCapabilities) -> bool,
+    ) -> Result<(), String> {
+        match self.declared() {
+            Some(capabilities) if wanted(&capabilities) => Ok(()),
+            Some(_) => Err(format!("the client did not declare the {what} capability")),
+            None => Err(
+                "the client speaks the sessionless protocol, which takes no request from a server"
+                    .to_owned(),
+            ),
+        }
+    }
+
+    /// Ask the client for each input `server` asked for with an
+    /// `input_required` answer; the client's answers, by the same keys.
+    /// Every input the client did not declare the capability for is
+    /// refused, never answered in its place.
+    pub(crate) async fn fulfil(
+        &self,
+        server: &str,
+        inputs: InputRequests,
+    ) -> Result<InputResponses, String> {
+        let mut answers = InputResponses::new();
+        for (key, input) in inputs {
+            let (what, request, declared): (_, _, fn(&ClientCapabilities) -> bool) = match input {
+                InputRequest::CreateMessage(request) => (
+                    "sampling",
+                    ServerRequest::CreateMessageRequest(request),
+                    |c| c.sampling.is_some(),
+                ),
+                InputRequest::Elicitation(request) => {
+                    ("elicitation", ServerRequest::ElicitRequest(request), |c| {
+                        c.elicitation.is_some()
+                    })
+                }
+                InputRequest::ListRoots(request) => {
+                    ("roots", ServerRequest::ListRootsRequest(request), |c| {
+                        c.roots.is_some()
+                    })
+                }
+                _ => {
+                    return Err(format!(
+                        "upstream server \"{server}\" asked the client for an input of a kind skillgraph serve does not know, so the call cannot go on"
+                    ));
+                }
+            };
+            self.takes(what, declared).map_err(|why| {
+                format!("skillgraph serve cannot pass {server}'s {what} request on: {why}")
+            })?;
+            let answer = ask(self.clone(), request).await.map_err(|error| {
+                format!(
+                    "the client did not answer {server}'s {what} request: {}",
+                    shown(&error.message)
+                )
+            })?;
+            let answer = serde_json::to_value(answer).map_err(|error| {
+                format!("the client's {what} answer cannot be passed on: {error}")
+            })?;
+            answers.insert(key, answer);
+        }
+        Ok(answers)
     }
 }
 
@@ -318,59 +385,6 @@ impl Relay {
         }
     }
 
-    /// Ask `caller`'s client for each input `server` asked for with an
-    /// `input_required` answer; the client's answers, by the same keys.
-    /// Every input the client did not declare the capability for is
-    /// refused, never answered in its place.
-    pub(crate) async fn fulfil(
-        &self,
-        server: &str,
-        caller: &Caller,
-        inputs: InputRequests,
-    ) -> Result<InputResponses, String> {
-        let mut answers = InputResponses::new();
-        for (key, input) in inputs {
-            let (what, request, declared): (_, _, fn(&ClientCapabilities) -> bool) = match input {
-                InputRequest::CreateMessage(request) => (
-                    "sampling",
-                    ServerRequest::CreateMessageRequest(request),
-                    |c| c.sampling.is_some(),
-                ),
-                InputRequest::Elicitation(request) => {
-                    ("elicitation", ServerRequest::ElicitRequest(request), |c| {
-                        c.elicitation.is_some()
-                    })
-                }
-                InputRequest::ListRoots(request) => {
-                    ("roots", ServerRequest::ListRootsRequest(request), |c| {
-                        c.roots.is_some()
-                    })
-                }
-                _ => {
-                    return Err(format!(
-                        "upstream server \"{server}\" asked the client for an input of a kind skillgraph serve does not know, so the call cannot go on"
-                    ));
-                }
-            };
-            if !caller.declared().is_some_and(|c| declared(&c)) {
-                return Err(format!(
-                    "skillgraph serve cannot pass {server}'s {what} request on: the client did not declare the {what} capability"
-                ));
-            }
-            let answer = ask(caller.clone(), request).await.map_err(|error| {
-                format!(
-                    "the client did not answer {server}'s {what} request: {}",
-                    shown(&error.message)
-                )
-            })?;
-            let answer = serde_json::to_value(answer).map_err(|error| {
-                format!("the client's {what} answer cannot be passed on: {error}")
-            })?;
-            answers.insert(key, answer);
-        }
-        Ok(answers)
-    }
-
     /// The client the `what` request `server` sent on `link` is for, when
     /// it declared what `wanted` says it must have.
     fn client_for(
@@ -391,13 +405,9 @@ impl Relay {
             Ok(caller) => caller,
             Err(none) => return refused(none.reason()),
         };
-        match caller.declared() {
-            Some(capabilities) if wanted(&capabilities) => Ok(caller),
-            Some(_) => refused(format!("the client did not declare the {what} capability")),
-            None => refused(
-                "the client speaks the sessionless protocol, which takes no request from a server"
-                    .to_owned(),
-            ),
+        match caller.takes(what, wanted) {
+            Ok(()) => Ok(caller),
+            Err(why) => refused(why),
         }
     }
 }

@@ -378,8 +378,7 @@ impl Upstreams {
                 Ok(ServerResult::CallToolResult(result)) => return Ok(Answer::Result(result)),
                 Ok(ServerResult::InputRequiredResult(asked)) if handshake_client => {
                     let inputs = asked.input_requests.unwrap_or_default();
-                    params.input_responses =
-                        Some(self.relay.fulfil(&upstream.name, &caller, inputs).await?);
+                    params.input_responses = Some(caller.fulfil(&upstream.name, inputs).await?);
                     params.request_state = asked.request_state;
                 }
                 Ok(ServerResult::InputRequiredResult(asked)) => {
