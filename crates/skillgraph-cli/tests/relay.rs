@@ -6,7 +6,9 @@
 //! sample; a request or a line must never reach another client. Its
 //! `confirm` tool answers `input_required` (the sessionless generation's
 //! way to ask), which serve either fulfils for a handshake client or hands
-//! to a sessionless one, whose retry comes back through serve.
+//! to a sessionless one, whose retry comes back through serve. Its
+//! `chatter` tool sends progress and log lines and answers at once: they
+//! reach the client before the answer does.
 
 #![allow(deprecated)] // sampling and logging are the handshake generation's
 
@@ -21,8 +23,8 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
     ContentBlock, CreateMessageRequestParams, CreateMessageResult, DiscoverResult,
     InitializeRequestParams, InitializeResult, InputRequiredResult, ListToolsResult, LoggingLevel,
-    LoggingMessageNotificationParam, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
-    ServerConfig, Tool,
+    LoggingMessageNotificationParam, PaginatedRequestParams, ProgressNotificationParam,
+    ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::transport::StreamableHttpClientTransport;
@@ -35,6 +37,9 @@ use common::{Served, desk, one_upstream, serve_http};
 
 /// How long `ask` waits between its log line and its sampling request.
 const PAUSE: Duration = Duration::from_millis(600);
+
+/// How many progress notifications and log lines `chatter` sends.
+const CHATTER: usize = 10;
 
 /// The upstream: `ask` logs, waits, and asks its client for a sample,
 /// answering with the sample's text or the refusal; `confirm` asks by
@@ -101,9 +106,14 @@ impl ServerHandler for Asker {
             "Asks for a sample by input_required",
             Arc::clone(&schema),
         );
-        let declared = Tool::new("declared", "Says what the client declared", schema);
+        let declared = Tool::new(
+            "declared",
+            "Says what the client declared",
+            Arc::clone(&schema),
+        );
+        let chatter = Tool::new("chatter", "Reports progress and logs, then answers", schema);
         Ok(ListToolsResult::with_all_items(vec![
-            ask, confirm, declared,
+            ask, confirm, declared, chatter,
         ]))
     }
 
@@ -114,6 +124,20 @@ impl ServerHandler for Asker {
     ) -> Result<CallToolResponse, ErrorData> {
         if request.name == "confirm" {
             return Ok(confirm(&request));
+        }
+        if request.name == "chatter" {
+            let token = context.meta.get_progress_token();
+            for step in 0..CHATTER {
+                let line = LoggingMessageNotificationParam::new(LoggingLevel::Info, json!(step));
+                let _ = context.peer.notify_logging_message(line).await;
+                if let Some(token) = &token {
+                    let progress = ProgressNotificationParam::new(token.clone(), step as f64);
+                    let _ = context.peer.notify_progress(progress).await;
+                }
+            }
+            return Ok(CallToolResponse::Complete(CallToolResult::success(vec![
+                ContentBlock::text("done"),
+            ])));
         }
         if request.name == "declared" {
             let declared = serde_json::to_string(&context.meta.client_capabilities())
@@ -204,11 +228,12 @@ async fn start_asker(legacy: bool) -> String {
 }
 
 /// A client that answers sampling with its own name and counts the log
-/// lines it gets.
+/// lines and progress notifications it gets.
 #[derive(Clone)]
 struct Person {
     name: &'static str,
     lines: Arc<AtomicUsize>,
+    progress: Arc<AtomicUsize>,
 }
 
 impl Person {
@@ -216,6 +241,7 @@ impl Person {
         Person {
             name,
             lines: Arc::default(),
+            progress: Arc::default(),
         }
     }
 }
@@ -246,6 +272,14 @@ impl ClientHandler for Person {
         _context: NotificationContext<RoleClient>,
     ) {
         self.lines.fetch_add(1, Ordering::SeqCst);
+    }
+
+    async fn on_progress(
+        &self,
+        _params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.fetch_add(1, Ordering::SeqCst);
     }
 }
 
@@ -335,8 +369,57 @@ async fn desk_with_asker(name: &str, legacy: bool) -> Served {
         tools.push(json!({"name": "ask"}));
         tools.push(json!({"name": "confirm"}));
         tools.push(json!({"name": "declared"}));
+        tools.push(json!({"name": "chatter"}));
     });
     serve_http(&dir, &[])
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_an_upstream_sends_before_its_answer_reaches_the_client_before_the_answer() {
+    // rmcp handles an upstream's notifications on tasks of their own and
+    // its answer at once; serve keeps their order, in both generations.
+    for legacy in [true, false] {
+        let served = desk_with_asker("relay-order", legacy).await;
+        let ann = Person::new("ann");
+        let client = ann
+            .clone()
+            .serve(StreamableHttpClientTransport::from_uri(served.url.clone()))
+            .await
+            .expect("ann's handshake");
+        for round in 1..=5 {
+            let answer = client
+                .call_tool(CallToolRequestParams::new("chatter"))
+                .await
+                .expect("the call is answered");
+            assert_eq!(first_text(&answer), "done", "{answer:?}");
+            // Progress rides the call's own response stream, before its
+            // answer: all of it is here by now.
+            assert_eq!(
+                ann.progress.load(Ordering::SeqCst),
+                CHATTER * round,
+                "legacy {legacy}, round {round}"
+            );
+            // Log lines ride the session's common stream: each reaches the
+            // client, none is kept back as if no call were running.
+            let lines = async {
+                while ann.lines.load(Ordering::SeqCst) < CHATTER * round {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+            };
+            tokio::time::timeout(Duration::from_secs(5), lines)
+                .await
+                .unwrap_or_else(|_| {
+                    panic!(
+                        "legacy {legacy}, round {round}: {} log lines of {}",
+                        ann.lines.load(Ordering::SeqCst),
+                        CHATTER * round
+                    )
+                });
+        }
+        let kept = served.stderr.lock().expect("not poisoned").join("\n");
+        assert!(!kept.contains("passes to no client"), "{kept}");
+        let _ = client.cancel().await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

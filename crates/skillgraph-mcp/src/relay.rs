@@ -12,22 +12,28 @@
 //! (tokens are told apart per upstream connection, a link). An upstream's
 //! other messages name no call (over stdio nothing ties a sampling request
 //! or a log line to the call it came from), so they go to the one client
-//! whose calls are running on that link, tied to its latest running call
-//! (over HTTP, they ride that call's response stream). Over stdio there is
-//! one client, so with no call running they go to it. Over HTTP, with no
-//! call running there or with calls of several clients running there, a
+//! whose calls are running on that link, tied to its latest call (over
+//! HTTP, they ride that call's response stream). A call counts for
+//! [`LATE`] after its answer too: an upstream over HTTP may send a call's
+//! log lines on a stream of their own, read after the answer. Over stdio
+//! there is one client, so with no call running they go to it. Over HTTP,
+//! with no call running there or with calls of several clients there, a
 //! request is refused and a log line goes to serve's standard error: one
 //! user's upstream never asks another user, and never tells another user
-//! what it logged.
+//! what it logged. What a call sent before its answer reaches the client
+//! before the answer does (see `arrival`).
 
 // Sampling, roots and logging are deprecated by a revision after 2026-07-28
 // (SEP-2577) and are still what the handshake generation's clients and
 // servers use; SPEC §9.5 relays them.
 #![allow(deprecated)]
 
+mod arrival;
+
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ClientResult, CreateMessageRequest,
@@ -40,8 +46,13 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, OriginatingRequestId, Peer, RequestContext};
 use rmcp::{ClientHandler, ErrorData, RoleClient, RoleServer};
 
+pub(crate) use self::arrival::{Arrivals, InOrder, SETTLE_WAIT};
 use crate::upstream::shown;
 use crate::warn_raw;
+
+/// How long after its answer a call still counts as the one an upstream's
+/// log line or request is for.
+pub(crate) const LATE: Duration = Duration::from_millis(500);
 
 /// The clients as the upstream servers reach them, shared by every
 /// upstream.
@@ -56,9 +67,9 @@ struct Inner {
     solo: bool,
     /// Over stdio, the client and its latest request.
     latest: Mutex<Option<Caller>>,
-    /// Upstream link → the client calls running on it, each by a number of
-    /// its own.
-    calls: Mutex<HashMap<u64, Vec<(u64, Caller)>>>,
+    /// Upstream link → the client calls running on it, or answered less
+    /// than [`LATE`] ago.
+    calls: Mutex<HashMap<u64, Vec<Call>>>,
     /// The number of the next call.
     next_call: AtomicU64,
     /// The number of the next upstream link.
@@ -72,6 +83,23 @@ struct Inner {
 
 /// A client's progress token for a call, and the client.
 type ClientProgress = (ProgressToken, Peer<RoleServer>);
+
+/// A client's call on an upstream link.
+struct Call {
+    /// Its number, which tells it apart.
+    number: u64,
+    caller: Caller,
+    /// When it was answered; `None` while it runs.
+    ended: Option<Instant>,
+}
+
+/// Forget the calls of `calls` answered [`LATE`] or longer ago.
+fn forget_ended(calls: &mut HashMap<u64, Vec<Call>>, now: Instant) {
+    calls.retain(|_, on_link| {
+        on_link.retain(|call| call.ended.is_none_or(|ended| now - ended < LATE));
+        !on_link.is_empty()
+    });
+}
 
 /// A client connection, and the request of it being served.
 #[derive(Clone)]
@@ -213,13 +241,15 @@ pub(crate) struct Running {
 
 impl Drop for Running {
     fn drop(&mut self) {
-        if let Ok(mut calls) = self.relay.inner.calls.lock()
-            && let Some(running) = calls.get_mut(&self.link)
-        {
-            running.retain(|(number, _)| *number != self.number);
-            if running.is_empty() {
-                calls.remove(&self.link);
+        let now = Instant::now();
+        if let Ok(mut calls) = self.relay.inner.calls.lock() {
+            if let Some(call) = calls
+                .get_mut(&self.link)
+                .and_then(|on_link| on_link.iter_mut().find(|call| call.number == self.number))
+            {
+                call.ended = Some(now);
             }
+            forget_ended(&mut calls, now);
         }
     }
 }
@@ -237,7 +267,7 @@ fn forget_closed(subscribers: &mut HashMap<String, Vec<Caller>>) {
 enum NoClient {
     /// No client call is running at the upstream (over HTTP).
     Idle,
-    /// Calls of this many clients are running there.
+    /// Calls of this many clients are running there, or just ended.
     Several(usize),
 }
 
@@ -249,7 +279,7 @@ impl NoClient {
                     .to_owned()
             }
             NoClient::Several(count) => format!(
-                "calls of {count} clients are running at it, and nothing says which one it is for"
+                "calls of {count} clients are running at it or just ended, and nothing says which one it is for"
             ),
         }
     }
@@ -282,11 +312,17 @@ impl Relay {
         self.inner.next_link.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// While the returned guard lives, `caller`'s call runs on `link`.
+    /// While the returned guard lives, `caller`'s call runs on `link`; it
+    /// counts for [`LATE`] after.
     pub(crate) fn running(&self, link: u64, caller: Caller) -> Running {
         let number = self.inner.next_call.fetch_add(1, Ordering::Relaxed);
         if let Ok(mut calls) = self.inner.calls.lock() {
-            calls.entry(link).or_default().push((number, caller));
+            forget_ended(&mut calls, Instant::now());
+            calls.entry(link).or_default().push(Call {
+                number,
+                caller,
+                ended: None,
+            });
         }
         Running {
             relay: self.clone(),
@@ -302,10 +338,11 @@ impl Relay {
             .calls
             .lock()
             .ok()
-            .and_then(|calls| {
+            .and_then(|mut calls| {
+                forget_ended(&mut calls, Instant::now());
                 calls
                     .get(&link)
-                    .map(|running| running.iter().map(|(_, caller)| caller.clone()).collect())
+                    .map(|on_link| on_link.iter().map(|call| call.caller.clone()).collect())
             })
             .unwrap_or_default();
         let mut connections: Vec<u64> = running.iter().map(|caller| caller.connection).collect();
@@ -425,6 +462,8 @@ pub(crate) struct UpstreamHandler {
     /// Whether the link speaks the sessionless generation, where each
     /// forwarded call declares its own client's capabilities.
     pub(crate) sessionless: bool,
+    /// The order its progress and log notifications came in.
+    pub(crate) arrivals: Arc<Arrivals>,
 }
 
 /// Send `request` to `caller`'s client, tied to its request (over HTTP, on
@@ -533,8 +572,9 @@ impl ClientHandler for UpstreamHandler {
     async fn on_progress(
         &self,
         mut params: ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
+        context: NotificationContext<RoleClient>,
     ) {
+        let _handling = self.arrivals.handling(&context.extensions);
         let route = self.relay.inner.progress.lock().ok().and_then(|map| {
             map.get(&(self.link, params.progress_token.clone()))
                 .cloned()
@@ -548,8 +588,9 @@ impl ClientHandler for UpstreamHandler {
     async fn on_logging_message(
         &self,
         mut params: LoggingMessageNotificationParam,
-        _context: NotificationContext<RoleClient>,
+        context: NotificationContext<RoleClient>,
     ) {
+        let _handling = self.arrivals.handling(&context.extensions);
         params.logger.get_or_insert_with(|| self.server.clone());
         match self.relay.caller_at(self.link) {
             Ok(caller) => {

@@ -20,7 +20,7 @@ use skillgraph::McpServer;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::ChildStderr;
 
-use crate::relay::{Caller, Relay, UpstreamHandler};
+use crate::relay::{Caller, Relay, SETTLE_WAIT, UpstreamHandler};
 use crate::runs::Generation;
 use crate::warn_raw;
 
@@ -146,6 +146,12 @@ pub(crate) struct Link {
 impl Link {
     fn peer(&self) -> &Peer<RoleClient> {
         self.client.peer()
+    }
+
+    /// Wait until the progress and log lines read on this link so far have
+    /// been passed on (SPEC §9.5: they come before the call's answer).
+    async fn settled(&self) {
+        self.client.service().arrivals.settled(SETTLE_WAIT).await;
     }
 
     /// Whether it speaks the sessionless generation (the server answered
@@ -374,6 +380,9 @@ impl Upstreams {
                 ));
             };
             guard.id = None;
+            // What the upstream sent before its answer reaches the client
+            // before the answer does.
+            link.settled().await;
             match answer {
                 Ok(ServerResult::CallToolResult(result)) => return Ok(Answer::Result(result)),
                 Ok(ServerResult::InputRequiredResult(asked)) if handshake_client => {

@@ -12,6 +12,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{ProtocolVersion, Tool};
@@ -22,7 +23,7 @@ use skillgraph::{McpServer, McpTransport};
 use tokio::process::Command;
 
 use super::{Link, StartError, Tail, Upstream, drain_stderr};
-use crate::relay::{Relay, UpstreamHandler};
+use crate::relay::{Arrivals, InOrder, Relay, UpstreamHandler};
 use crate::warn;
 
 /// The longest wait for an answer to `server/discover`: a server of the
@@ -72,19 +73,23 @@ impl Opener {
     ) -> Result<Result<(Link, Vec<Tool>), Failure>, StartError> {
         let sessionless = !matches!(lifecycle, ClientLifecycleMode::Initialize);
         let id = self.relay.new_link();
+        let arrivals = Arc::new(Arrivals::default());
         let handler = UpstreamHandler {
             server: self.server.clone(),
             relay: self.relay.clone(),
             link: id,
             sessionless,
+            arrivals: arrivals.clone(),
         };
         let connected = match &self.way {
             Way::Child { dir, decl } => {
                 let transport = spawn(dir, &self.server, decl, &self.tail)?;
+                let transport = InOrder::new(transport, arrivals);
                 connect(handler, transport, wait, self.timeout, lifecycle).await
             }
             Way::Http(config) => {
                 let transport = StreamableHttpClientTransport::from_config((**config).clone());
+                let transport = InOrder::new(transport, arrivals);
                 connect(handler, transport, wait, self.timeout, lifecycle).await
             }
         };

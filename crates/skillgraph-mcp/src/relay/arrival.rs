@@ -1,0 +1,223 @@
+//! The order an upstream's messages came in, kept across rmcp's tasks.
+//!
+//! rmcp hands each notification to its handler on a task of its own and a
+//! response straight to the request that waits for it, so a log line or a
+//! progress notification an upstream sent *before* its answer can be
+//! handled *after* the answer has reached the client, when the call is no
+//! longer running: the log line would go to no client (over HTTP) and the
+//! progress would be lost. SPEC §9.5 passes them on, so the order is kept
+//! here: [`InOrder`] numbers each such notification as it is read from the
+//! transport, its handler marks the number done ([`Handling`]), and a call
+//! that has its answer waits ([`Arrivals::settled`]) until every one read
+//! before the answer is done.
+
+use std::collections::BTreeSet;
+use std::future::Future;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use rmcp::RoleClient;
+use rmcp::model::{GetExtensions, GetMeta, JsonRpcMessage, ServerNotification};
+use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use tokio::sync::watch;
+
+/// How long a call that has its answer waits for the notifications read
+/// before it. Handling one is a send on a channel; a handler that takes
+/// longer costs its own notification's place in the order, never the call.
+pub(crate) const SETTLE_WAIT: Duration = Duration::from_secs(2);
+
+/// The numbered notifications of one link, and how far they are handled.
+#[derive(Debug)]
+pub(crate) struct Arrivals {
+    /// The number of the last notification read.
+    arrived: AtomicU64,
+    /// Numbers handled out of order, above `through`.
+    ahead: Mutex<BTreeSet<u64>>,
+    /// Every notification up to this number is handled.
+    through: watch::Sender<u64>,
+}
+
+impl Default for Arrivals {
+    fn default() -> Self {
+        Arrivals {
+            arrived: AtomicU64::new(0),
+            ahead: Mutex::new(BTreeSet::new()),
+            through: watch::Sender::new(0),
+        }
+    }
+}
+
+/// The number a notification was given when it was read.
+#[derive(Debug, Clone, Copy)]
+struct Arrival(u64);
+
+impl Arrivals {
+    fn arrive(&self) -> Arrival {
+        Arrival(self.arrived.fetch_add(1, Ordering::SeqCst) + 1)
+    }
+
+    /// Mark `number` handled.
+    fn done(&self, number: u64) {
+        let Ok(mut ahead) = self.ahead.lock() else {
+            return;
+        };
+        ahead.insert(number);
+        let mut through = *self.through.borrow();
+        while ahead.remove(&(through + 1)) {
+            through += 1;
+        }
+        self.through.send_if_modified(|now| {
+            let moved = through > *now;
+            *now = (*now).max(through);
+            moved
+        });
+    }
+
+    /// Wait until every notification read so far is handled, for at most
+    /// `within` ([`SETTLE_WAIT`] for a call). When that passes, the ones
+    /// still not handled are given up, so one stuck handler delays one call,
+    /// not every later one.
+    pub(crate) async fn settled(&self, within: Duration) {
+        let target = self.arrived.load(Ordering::SeqCst);
+        let mut through = self.through.subscribe();
+        let waited = tokio::time::timeout(within, through.wait_for(|now| *now >= target));
+        if !matches!(waited.await, Ok(Ok(_)))
+            && let Ok(mut ahead) = self.ahead.lock()
+        {
+            ahead.retain(|number| *number > target);
+            self.through.send_if_modified(|now| {
+                let moved = target > *now;
+                *now = (*now).max(target);
+                moved
+            });
+        }
+    }
+
+    /// The handling of a notification, marked done when dropped: `None`
+    /// for one that was not numbered.
+    pub(crate) fn handling<'a>(&'a self, extensions: &rmcp::model::Extensions) -> Handling<'a> {
+        Handling {
+            arrivals: self,
+            number: extensions.get::<Arrival>().map(|arrival| arrival.0),
+        }
+    }
+}
+
+/// While it lives, a numbered notification is being handled.
+pub(crate) struct Handling<'a> {
+    arrivals: &'a Arrivals,
+    number: Option<u64>,
+}
+
+impl Drop for Handling<'_> {
+    fn drop(&mut self) {
+        if let Some(number) = self.number {
+            self.arrivals.done(number);
+        }
+    }
+}
+
+/// A transport that numbers, as they are read, the notifications a call
+/// sends before its answer (progress and log messages) so their handlers
+/// can keep their order against the answer.
+pub(crate) struct InOrder<T> {
+    inner: T,
+    arrivals: std::sync::Arc<Arrivals>,
+}
+
+impl<T> InOrder<T> {
+    pub(crate) fn new(inner: T, arrivals: std::sync::Arc<Arrivals>) -> Self {
+        InOrder { inner, arrivals }
+    }
+}
+
+impl<T: Transport<RoleClient>> Transport<RoleClient> for InOrder<T> {
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.inner.send(item)
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        let mut message = self.inner.receive().await?;
+        if let JsonRpcMessage::Notification(notification) = &mut message {
+            let notification = &mut notification.notification;
+            // rmcp gives a notification of a `subscriptions/listen` stream
+            // to that stream, never to a handler: it is not numbered.
+            let handled = matches!(
+                notification,
+                ServerNotification::ProgressNotification(_)
+                    | ServerNotification::LoggingMessageNotification(_)
+            ) && notification.get_meta().subscription_id().is_none();
+            if handled {
+                let arrival = self.arrivals.arrive();
+                notification.extensions_mut().insert(arrival);
+            }
+        }
+        Some(message)
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.inner.close()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn settled_waits_for_every_notification_read_before_it() {
+        let arrivals = std::sync::Arc::new(Arrivals::default());
+        let first = arrivals.arrive();
+        let second = arrivals.arrive();
+        let mut extensions = rmcp::model::Extensions::new();
+        extensions.insert(second);
+        // The later one is handled first: the order is not yet whole.
+        drop(arrivals.handling(&extensions));
+        assert_eq!(*arrivals.through.borrow(), 0);
+        let waiting = {
+            let arrivals = arrivals.clone();
+            tokio::spawn(async move { arrivals.settled(SETTLE_WAIT).await })
+        };
+        tokio::task::yield_now().await;
+        assert!(!waiting.is_finished());
+        let mut extensions = rmcp::model::Extensions::new();
+        extensions.insert(first);
+        drop(arrivals.handling(&extensions));
+        assert_eq!(*arrivals.through.borrow(), 2);
+        tokio::time::timeout(Duration::from_secs(1), waiting)
+            .await
+            .expect("settled returns once both are handled")
+            .expect("the task ran");
+    }
+
+    #[tokio::test]
+    async fn a_notification_never_handled_is_given_up_after_the_wait() {
+        let arrivals = Arrivals::default();
+        let _lost = arrivals.arrive();
+        arrivals.settled(Duration::from_millis(10)).await;
+        assert_eq!(*arrivals.through.borrow(), 1);
+        // The next call does not wait for it again.
+        let next = arrivals.arrive();
+        let mut extensions = rmcp::model::Extensions::new();
+        extensions.insert(next);
+        drop(arrivals.handling(&extensions));
+        tokio::time::timeout(Duration::from_millis(1), arrivals.settled(SETTLE_WAIT))
+            .await
+            .expect("nothing is left to wait for");
+    }
+
+    #[test]
+    fn an_unnumbered_notification_marks_nothing() {
+        let arrivals = Arrivals::default();
+        let _one = arrivals.arrive();
+        drop(arrivals.handling(&rmcp::model::Extensions::new()));
+        assert_eq!(*arrivals.through.borrow(), 0);
+    }
+}
