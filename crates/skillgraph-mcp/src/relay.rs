@@ -13,11 +13,12 @@
 //! other messages name no call (over stdio nothing ties a sampling request
 //! or a log line to the call it came from), so they go to the one client
 //! whose calls are running on that link, tied to its latest call (over
-//! HTTP, they ride that call's response stream). A call counts for
-//! [`LATE`] after its answer too: an upstream over HTTP may send a call's
-//! log lines on a stream of their own, read after the answer. Over stdio
-//! there is one client, so with no call running they go to it. Over HTTP,
-//! with no call running there or with calls of several clients there, a
+//! HTTP, they ride that call's response stream). With no call running
+//! there, a call answered less than [`LATE`] ago still counts: an upstream
+//! over HTTP may send a call's log lines on a stream of their own, read
+//! after the answer. Over stdio there is one client, so with no call
+//! running they go to it. Over HTTP, with no call running there or with
+//! calls of several clients there, a
 //! request is refused and a log line goes to serve's standard error: one
 //! user's upstream never asks another user, and never tells another user
 //! what it logged. What a call sent before its answer reaches the client
@@ -91,6 +92,11 @@ struct Call {
     caller: Caller,
     /// When it was answered; `None` while it runs.
     ended: Option<Instant>,
+}
+
+/// The clients of `calls`.
+fn callers(calls: &[&Call]) -> Vec<Caller> {
+    calls.iter().map(|call| call.caller.clone()).collect()
 }
 
 /// Forget the calls of `calls` answered [`LATE`] or longer ago.
@@ -267,7 +273,8 @@ fn forget_closed(subscribers: &mut HashMap<String, Vec<Caller>>) {
 enum NoClient {
     /// No client call is running at the upstream (over HTTP).
     Idle,
-    /// Calls of this many clients are running there, or just ended.
+    /// Calls of this many clients are running there (or, with none
+    /// running, just ended).
     Several(usize),
 }
 
@@ -279,7 +286,7 @@ impl NoClient {
                     .to_owned()
             }
             NoClient::Several(count) => format!(
-                "calls of {count} clients are running at it or just ended, and nothing says which one it is for"
+                "calls of {count} clients are running at it, and nothing says which one it is for"
             ),
         }
     }
@@ -331,24 +338,29 @@ impl Relay {
         }
     }
 
-    /// The one client what the upstream sends unasked on `link` is for.
+    /// The one client what the upstream sends unasked on `link` is for:
+    /// the client whose calls run there; with none running, the client
+    /// whose calls there were answered less than [`LATE`] ago.
     fn caller_at(&self, link: u64) -> Result<Caller, NoClient> {
-        let running: Vec<Caller> = self
+        let (running, ended): (Vec<Caller>, Vec<Caller>) = self
             .inner
             .calls
             .lock()
             .ok()
             .and_then(|mut calls| {
                 forget_ended(&mut calls, Instant::now());
-                calls
-                    .get(&link)
-                    .map(|on_link| on_link.iter().map(|call| call.caller.clone()).collect())
+                calls.get(&link).map(|on_link| {
+                    let (running, ended): (Vec<&Call>, Vec<&Call>) =
+                        on_link.iter().partition(|call| call.ended.is_none());
+                    (callers(&running), callers(&ended))
+                })
             })
             .unwrap_or_default();
-        let mut connections: Vec<u64> = running.iter().map(|caller| caller.connection).collect();
+        let calls = if running.is_empty() { ended } else { running };
+        let mut connections: Vec<u64> = calls.iter().map(|caller| caller.connection).collect();
         connections.sort_unstable();
         connections.dedup();
-        match (running.last(), connections.len()) {
+        match (calls.last(), connections.len()) {
             (Some(latest), 1) => Ok(latest.clone()),
             (Some(_), count) => Err(NoClient::Several(count)),
             (None, _) => self
