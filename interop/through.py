@@ -1,6 +1,6 @@
 """Calls one upstream tool through `skillgraph serve`, as a Python SDK client (mcp 2.3.0).
 
-    python interop/through.py --tool NAME --args JSON --contains TEXT [--mode legacy|auto] [--http] -- COMMAND [ARG...]
+    python interop/through.py --tool NAME --args JSON --contains TEXT [--meta JSON] [--mode legacy|auto] [--http] -- COMMAND [ARG...]
 
 For a real server from a registry behind `serve` (mcp-server-time,
 server-everything): COMMAND is `skillgraph serve MAP`, whose entry skill
@@ -9,7 +9,8 @@ tool is listed; calling it with the JSON arguments answers without isError
 and with TEXT in its text; on the sessionless generation the answer carries
 `resultType`; the upstream's resources and prompts, when it has any, are
 listed (and one of each read or got) through `serve` beside its own. With `--http` COMMAND is started
-with `--http 127.0.0.1:0` added and spoken to over streamable HTTP.
+with `--http 127.0.0.1:0` added and spoken to over streamable HTTP. With `--meta` the call carries
+that JSON object as its `_meta` (W3C trace context, say).
 
 Prints one line per step, `ok  step: detail` or `FAIL step: ...`, and exits
 1 when any step failed.
@@ -43,7 +44,8 @@ async def scenario(args: argparse.Namespace, server: Any) -> int:
             async with client:
                 names = sorted(tool.name for tool in (await client.list_tools()).tools)
                 verdict("tools/list", args.tool in names, ", ".join(names))
-                result = await client.call_tool(args.tool, json.loads(args.args))
+                meta = json.loads(args.meta) if args.meta else None
+                result = await client.call_tool(args.tool, json.loads(args.args), meta=meta)
                 text = " ".join(block.text for block in result.content if block.type == "text")
                 verdict(
                     f"tools/call {args.tool}",
@@ -74,6 +76,7 @@ def main() -> int:
     parser.add_argument("--tool", required=True, help="the upstream tool to call")
     parser.add_argument("--args", default="{}", help="its arguments, as JSON")
     parser.add_argument("--contains", default="", help="text the answer must hold")
+    parser.add_argument("--meta", default="", help="the call's _meta, as a JSON object")
     parser.add_argument("--resources", action="store_true", help="also list and read the upstream's resources")
     parser.add_argument("--prompts", action="store_true", help="also list the upstream's prompts")
     parser.add_argument("--mode", choices=["legacy", "auto"], default="auto")

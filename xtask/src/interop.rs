@@ -15,7 +15,7 @@
 //! fixture collection's skills (`crates/skillgraph-cli/tests/collections`)
 //! to the reference validator, and `interop/otlp_receiver.py` (on
 //! `opentelemetry-proto`, [`OTLP_PROTO_VERSION`]) decodes the spans
-//! `skillgraph play --otlp` exports (`otlp_check.rs`). The npm part (skipped with `--python-only`,
+//! `skillgraph play --otlp` and `serve --otlp` export (`otlp_check.rs`). The npm part (skipped with `--python-only`,
 //! or when npm is not on PATH): the MCP inspector's CLI lists the tools and
 //! calls `lookup_order` once; then, with [`NPM_PACKAGES`] installed under
 //! `target/interop/npm`, server-everything's tools, resources and prompts
@@ -205,6 +205,13 @@ fn python_part(root: &Path) -> Result<Desk> {
         root,
         &desk.python,
         &desk.skillgraph,
+        &target.join("interop").join("otlp"),
+    )?;
+    crate::otlp_check::serve_exports(
+        root,
+        &desk.python,
+        &desk.skillgraph,
+        &folder,
         &target.join("interop").join("otlp"),
     )?;
     Ok(desk)
@@ -493,7 +500,7 @@ fn with_upstream(map: &str, desk: Value) -> Result<String> {
     Ok(serde_json::to_string_pretty(&map)?)
 }
 
-fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+pub(crate) fn copy_tree(from: &Path, to: &Path) -> Result<()> {
     std::fs::create_dir_all(to).with_context(|| format!("cannot create {}", to.display()))?;
     for entry in crate::sorted_entries(from)? {
         let target = to.join(entry.file_name());

@@ -7,7 +7,11 @@
 //! moment; p50 and p99 each way. Over HTTP: `desk-upstream --http`, and
 //! `serve --http` in front of that very upstream (by `url`), with 1 and
 //! then 64 runs (one handshake session each) calling at once, each run
-//! interleaving its direct and its proxied calls. It also times the
+//! interleaving its direct and its proxied calls. Export (SPEC §11): two
+//! `serve` processes over stdio in front of the same upstream, one with
+//! `--otlp` to a loopback sink that takes OTLP/HTTP, calls interleaved, so
+//! that the difference at p50 is what export costs a call on the
+//! answering path. It also times the
 //! session's own work per call (observe, resolve, record) in-process, and
 //! counts the bytes an idle served run holds beyond the shared graph (its
 //! run and its record's first lines), with this binary's allocator.
@@ -17,10 +21,12 @@
 //! The binaries are looked up beside this one.
 
 use std::alloc::System;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use rmcp::ServiceExt;
@@ -81,6 +87,43 @@ fn main() -> Result<(), Failure> {
     })?;
     let added = report("stdio, 1 run", calls, &direct, &through, Some(0.4));
 
+    // Export off and on, interleaved: the same upstream behind both.
+    let sink = Sink::start()?;
+    let (off, on) = runtime.block_on(async {
+        let mut plain = tokio::process::Command::new(&serve_bin);
+        plain.arg("serve").arg(&stdio_map);
+        let off: Client = ().serve(TokioChildProcess::new(plain)?).await?;
+        let mut exporting = tokio::process::Command::new(&serve_bin);
+        exporting
+            .arg("serve")
+            .arg(&stdio_map)
+            .args(["--otlp", &sink.url]);
+        let on: Client = ().serve(TokioChildProcess::new(exporting)?).await?;
+        let times = interleaved(&off, &on, calls).await?;
+        off.cancel().await?;
+        on.cancel().await?;
+        Ok::<_, Failure>(times)
+    })?;
+    let (off50, on50) = (percentile(&off, 50), percentile(&on, 50));
+    println!("export (stdio, --otlp to a loopback sink): {calls} calls each way");
+    println!(
+        "  off  p50 {:>8.1}  p99 {:>8.1}",
+        micros(off50),
+        micros(percentile(&off, 99))
+    );
+    println!(
+        "  on   p50 {:>8.1}  p99 {:>8.1}",
+        micros(on50),
+        micros(percentile(&on, 99))
+    );
+    println!(
+        "  export costs a call {:.1} µs at p50 (goal ≤ 20); on / off = {:.3}; the sink took {} exports, {} bytes",
+        micros(on50) - micros(off50),
+        on50.as_secs_f64() / off50.as_secs_f64(),
+        sink.exports.load(Ordering::Relaxed),
+        sink.bytes.load(Ordering::Relaxed)
+    );
+
     // HTTP: one upstream, reached directly and through serve by its url.
     let (mut upstream, upstream_url) =
         listening(std::process::Command::new(&upstream_bin).args([
@@ -123,6 +166,64 @@ fn main() -> Result<(), Failure> {
         idle_run_bytes(&stdio_map)?
     );
     Ok(())
+}
+
+/// A loopback OTLP/HTTP receiver that takes every export and answers it
+/// with an empty `ExportTraceServiceResponse`, counting what it took.
+struct Sink {
+    url: String,
+    exports: Arc<AtomicUsize>,
+    bytes: Arc<AtomicUsize>,
+}
+
+impl Sink {
+    fn start() -> Result<Self, Failure> {
+        let listener = TcpListener::bind("127.0.0.1:0")?;
+        let url = format!("http://{}", listener.local_addr()?);
+        let (exports, bytes) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let (counted, sized) = (Arc::clone(&exports), Arc::clone(&bytes));
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let (counted, sized) = (Arc::clone(&counted), Arc::clone(&sized));
+                std::thread::spawn(move || {
+                    let _ = take(stream, &counted, &sized);
+                });
+            }
+        });
+        Ok(Sink {
+            url,
+            exports,
+            bytes,
+        })
+    }
+}
+
+/// Take one connection's exports until it closes.
+fn take(stream: TcpStream, exports: &AtomicUsize, bytes: &AtomicUsize) -> std::io::Result<()> {
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut writer = stream;
+    loop {
+        let mut length = 0;
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line)? == 0 {
+                return Ok(());
+            }
+            if line == "\r\n" {
+                break;
+            }
+            if let Some(value) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                length = value.trim().parse().unwrap_or(0);
+            }
+        }
+        let mut body = vec![0; length];
+        reader.read_exact(&mut body)?;
+        exports.fetch_add(1, Ordering::Relaxed);
+        bytes.fetch_add(length, Ordering::Relaxed);
+        writer.write_all(
+            b"HTTP/1.1 200 OK\r\nContent-Type: application/x-protobuf\r\nContent-Length: 0\r\n\r\n",
+        )?;
+    }
 }
 
 /// Print one way's figures; what serve adds at p50.

@@ -153,7 +153,7 @@ enum Command {
     /// every tool answer is routed, and a route's move brings the new
     /// skill's body with the answer.
     #[command(
-        after_help = "Examples:\n  skillgraph serve examples/support-desk\n  skillgraph serve examples/support-desk --record run.jsonl --posture rails\n  skillgraph serve examples/support-desk --http 127.0.0.1:8080 --record runs/\n\nIn an MCP client's configuration:\n  {\"mcpServers\": {\"support-desk\": {\"command\": \"skillgraph\", \"args\": [\"serve\", \"/path/to/examples/support-desk\"]}}}\n  {\"mcpServers\": {\"support-desk\": {\"url\": \"http://127.0.0.1:8080/mcp\"}}}\n\nThe record is also served as the resource skillgraph://record (over HTTP, skillgraph://record/RUN for the run handle RUN).\n\nExit codes: 0 the client closed the connection (over HTTP: the server was interrupted), 1 a route guard of the map is refused, 2 the map cannot be used or an upstream server did not start (named, with the end of its standard error)."
+        after_help = "Examples:\n  skillgraph serve examples/support-desk\n  skillgraph serve examples/support-desk --record run.jsonl --posture rails\n  skillgraph serve examples/support-desk --http 127.0.0.1:8080 --record runs/\n  skillgraph serve examples/support-desk --otlp http://127.0.0.1:4318\n\nIn an MCP client's configuration:\n  {\"mcpServers\": {\"support-desk\": {\"command\": \"skillgraph\", \"args\": [\"serve\", \"/path/to/examples/support-desk\"]}}}\n  {\"mcpServers\": {\"support-desk\": {\"url\": \"http://127.0.0.1:8080/mcp\"}}}\n\nThe record is also served as the resource skillgraph://record (over HTTP, skillgraph://record/RUN for the run handle RUN).\n\nExit codes: 0 the client closed the connection (over HTTP: the server was interrupted), 1 a route guard of the map is refused, 2 the map cannot be used or an upstream server did not start (named, with the end of its standard error)."
     )]
     Serve {
         /// The map: a folder (or skillmap.json file) declaring `mcpServers`.
@@ -176,6 +176,9 @@ enum Command {
         /// The most characters read_skill's description may hold; later skills are listed by id.
         #[arg(long, value_name = "CHARS", default_value_t = DEFAULT_CATALOG_BUDGET)]
         catalog_budget: usize,
+        /// Export a span per MCP request, with the run's facts, to this OTLP/HTTP receiver (base URL; default: OTEL_EXPORTER_OTLP_ENDPOINT).
+        #[arg(long, value_name = "URL")]
+        otlp: Option<String>,
         #[command(flatten)]
         http: HttpArgs,
     },
@@ -376,9 +379,11 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
             strict_tools,
             upstream_timeout,
             catalog_budget,
+            otlp,
             http,
         } => {
             let mut config = ServeConfig::new(path);
+            config.otlp = otlp;
             config.record = record;
             config.posture = posture.into();
             config.tools = call_policy(all_tools, strict_tools);

@@ -974,3 +974,51 @@ fn bad_input_is_answered_and_never_echoed_at_length() {
         "nothing long is echoed"
     );
 }
+
+/// SPEC §11: export never delays or fails a call. With the receiver down
+/// (nothing listens on the discard port), every call is answered as
+/// without export, and the lost spans are said once, then counted at the
+/// end; an endpoint the exporter cannot use stops start-up, by its code.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_receiver_that_is_down_costs_spans_never_an_answer() {
+    use tokio::io::AsyncReadExt as _;
+
+    let dir = desk("otlp-down", one_upstream(), |_| {});
+    let (transport, stderr) =
+        TokioChildProcess::builder(serve_command(&dir, &["--otlp", "http://127.0.0.1:9"]))
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("serve starts");
+    let client = Watcher::default()
+        .serve(transport)
+        .await
+        .expect("the handshake succeeds");
+    let answer = call(&client, "lookup_order", json!({"order_id": 4412}))
+        .await
+        .expect("answered");
+    assert_ne!(answer.is_error, Some(true), "{answer:?}");
+    assert!(
+        texts(&answer).iter().any(|text| text.contains("refunds")),
+        "the route still moves: {answer:?}"
+    );
+    let read = call(&client, "read_skill", json!({"id": "billing"}))
+        .await
+        .expect("answered");
+    assert!(!texts(&read).is_empty(), "{read:?}");
+    client.cancel().await.expect("the client closes");
+    let mut said = String::new();
+    stderr
+        .expect("serve's standard error")
+        .read_to_string(&mut said)
+        .await
+        .expect("serve's standard error reads");
+    assert_eq!(said.matches("did not take").count(), 1, "said once: {said}");
+    assert!(
+        said.contains("spans were not taken by the OTLP receiver at http://127.0.0.1:9/v1/traces"),
+        "{said}"
+    );
+
+    let (code, refused) = start_alone(&dir, &["--otlp", "grpc://127.0.0.1:4317"]);
+    assert_eq!(code, Some(2), "{refused}");
+    assert!(refused.contains("error[otlp-endpoint]"), "{refused}");
+}

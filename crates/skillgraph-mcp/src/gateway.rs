@@ -12,11 +12,12 @@ use std::sync::{Arc, Mutex};
 // Log levels and resource subscriptions are deprecated by a revision after
 // 2026-07-28 (SEP-2577) and are what the handshake generation relays.
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetSkillRequestParams,
-    GetSkillResult, Implementation, JsonObject, ListResourcesResult, ListSkillsResult,
-    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, Resource, ResourceContents, ResourceTemplate, ResultType,
-    ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult,
+    GetSkillRequestParams, GetSkillResult, Implementation, InitializeRequestParams,
+    InitializeResult, JsonObject, ListResourcesResult, ListSkillsResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    Resource, ResourceContents, ResourceTemplate, ResultType, ServerCapabilities, ServerConfig,
+    SubscriptionFilter, Tool,
 };
 #[allow(deprecated)]
 use rmcp::model::{
@@ -28,11 +29,14 @@ use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 use skillgraph::RecordWriter;
-use skillgraph::skill_session::{Graph, Run, RunCall, RunRead, Session, SessionConfig};
+use skillgraph::skill_session::{
+    DeclaredMap, Graph, Run, RunCall, RunRead, Session, SessionConfig,
+};
 use skillgraph::skill_tools::{HostFormat, ToolDescriptor};
 
 use crate::ServeError;
 use crate::observe::observe;
+use crate::otlp::{RequestSpan, Target, Tracing};
 use crate::record::RecordSink;
 use crate::relay::Caller;
 use crate::runs::{Generation, RUN_ARGUMENT, RUN_META, Runs, Slot, State, lock, mint_handle};
@@ -95,12 +99,15 @@ pub(crate) struct Hub {
     file: Mutex<Option<RecordWriter>>,
     /// Over HTTP, the runs held by handle; `None` over stdio.
     runs: Option<Runs>,
+    /// Where each request's span goes (SPEC §11); `None`: export is off.
+    tracing: Option<Tracing>,
 }
 
 impl Hub {
     /// What the runs on `graph` set up by `config` share, proxying
     /// `upstreams`: over stdio with `runs` `None` and the record in `file`,
-    /// over HTTP with the table of runs.
+    /// over HTTP with the table of runs; each request a span for `tracing`
+    /// when export is on.
     pub(crate) fn new(
         graph: Arc<Graph>,
         files: SkillFiles,
@@ -108,6 +115,7 @@ impl Hub {
         upstreams: Arc<Upstreams>,
         file: Option<RecordWriter>,
         runs: Option<Runs>,
+        tracing: Option<Tracing>,
     ) -> Result<Self, ServeError> {
         // The entry skill's prompt, as a run's start would give it.
         let instructions = Session::with_config(Arc::clone(&graph), config.clone()).system_prompt();
@@ -122,6 +130,7 @@ impl Hub {
             connections: AtomicU64::new(0),
             file: Mutex::new(file),
             runs,
+            tracing,
         })
     }
 
@@ -252,6 +261,170 @@ impl Gateway {
             own: Mutex::new(None),
             connection,
         }
+    }
+
+    /// The span of the `method` request `context` serves, about `target`.
+    fn span(
+        &self,
+        method: &str,
+        target: Target<'_>,
+        context: &RequestContext<RoleServer>,
+    ) -> RequestSpan {
+        RequestSpan::start(self.hub.tracing.as_ref(), method, target, context)
+    }
+
+    /// A `tools/call`: `read_skill`, `list_skills`, or an upstream tool's
+    /// call judged by the run and forwarded; its facts go on `span`.
+    async fn call(
+        &self,
+        mut request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+        span: &RequestSpan,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let generation = Generation::of(&context);
+        let name = request.name.clone();
+        let known = matches!(name.as_ref(), "read_skill" | "list_skills")
+            || self.hub.upstreams.tool(&name).is_some();
+        if !known {
+            let upstream: Vec<&str> = self
+                .hub
+                .upstreams
+                .tools()
+                .map(|tool| tool.name.as_ref())
+                .collect();
+            return Err(unknown_tool(&name, &upstream));
+        }
+        // Over HTTP a retry after `input_required` names its run in the
+        // state serve gave, and the upstream gets its own state back.
+        let handles = self.hub.runs.is_some() && generation == Generation::Sessionless;
+        if handles && let Some((run, state)) = request.request_state.as_deref().and_then(resumed) {
+            let arguments = request.arguments.get_or_insert_with(Default::default);
+            arguments
+                .entry(RUN_ARGUMENT)
+                .or_insert_with(|| Value::String(run.clone()));
+            request.request_state = state;
+        }
+        let given = request
+            .arguments
+            .as_ref()
+            .and_then(|arguments| arguments.get(RUN_ARGUMENT))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let (slot, handle) = match self.run_of_call(generation, &context, &mut request.arguments)? {
+            Ok(found) => found,
+            Err(answer) => return Ok(CallToolResponse::Complete(answer)),
+        };
+        let run_handle = handle.clone().or(given).filter(|_| handles);
+        let _facts = RunFacts::gather(span, &slot, run_handle.clone(), &self.hub.graph);
+        let caller = self.caller(&context);
+        self.hub.upstreams.relay().set_client(&caller);
+        let (mut answer, changed) = match name.as_ref() {
+            "read_skill" => read(&slot, request.arguments.as_ref(), generation)?,
+            "list_skills" => (list_skills(&slot, request.arguments, generation)?, false),
+            name => match admit(&slot, name, generation)? {
+                Some(refusal) => (refusal, false),
+                None => {
+                    // Boxed: the forwarded call's future is large, and rmcp
+                    // moves this handler's future into a task of its own per
+                    // request.
+                    let progress = context.meta.get_progress_token();
+                    // What the client declared: at its handshake, or with
+                    // this request on the sessionless generation.
+                    let capabilities = match generation {
+                        Generation::Sessionless => context.meta.client_capabilities(),
+                        Generation::Handshake => caller.declared(),
+                    };
+                    let call = Box::pin(self.hub.upstreams.call(
+                        request,
+                        progress,
+                        caller,
+                        capabilities,
+                        span,
+                    ));
+                    let outcome = tokio::select! {
+                        outcome = call => Some(outcome),
+                        () = context.ct.cancelled() => None,
+                    };
+                    match outcome {
+                        Some(Ok(Answer::Result(answer))) => {
+                            self.hub.upstreams.remember_result(name, &answer);
+                            route(&slot, name, answer, generation)?
+                        }
+                        Some(Ok(Answer::InputRequired(mut asked))) => {
+                            // The client fulfils the requests and retries:
+                            // this attempt moved nothing (SPEC §9.5).
+                            end_input_required(&slot, name, generation)?;
+                            if let Some(run) = run_handle {
+                                asked.request_state =
+                                    Some(resumable(&run, asked.request_state.as_deref()));
+                            }
+                            if let Some(handle) = handle {
+                                asked
+                                    .meta
+                                    .get_or_insert_with(Default::default)
+                                    .0
+                                    .insert(RUN_META.to_owned(), Value::String(handle));
+                            }
+                            return Ok(CallToolResponse::InputRequired(asked));
+                        }
+                        Some(Err(failure)) => fail(&slot, name, &failure, generation)?,
+                        None => {
+                            // The client cancelled: the upstream call was
+                            // dropped (and so cancelled there too); no answer
+                            // is owed.
+                            end_cancelled_call(&slot, name, generation)?;
+                            return Err(ErrorData::internal_error(
+                                format!("the client cancelled the call of {name}"),
+                                None,
+                            ));
+                        }
+                    }
+                }
+            },
+        };
+        if let Some(handle) = handle {
+            give_handle(&mut answer, &handle);
+        }
+        // The sessionless generation's list does not change (SPEC §9.2).
+        if changed && generation == Generation::Handshake {
+            Box::pin(self.announce(&context)).await;
+        }
+        Ok(CallToolResponse::Complete(answer))
+    }
+
+    /// A `resources/read`: a skill's file, a record, or an upstream's
+    /// resource.
+    async fn read_resource_at(
+        &self,
+        request: ReadResourceRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        // Reading a skill's files is no read of the graph (SPEC §9.5): it
+        // moves nothing; read_skill is the one door that activates.
+        if let Some(read) = self.hub.files.read(&request.uri) {
+            let contents = read.map_err(|reason| ErrorData::internal_error(reason, None))?;
+            return Ok(ReadResourceResult::new(vec![contents]).into());
+        }
+        if let Some(text) = self.record_text(&request.uri, context) {
+            let contents =
+                ResourceContents::text(text?, request.uri).with_mime_type("application/jsonl");
+            return Ok(ReadResourceResult::new(vec![contents]).into());
+        }
+        if let Some(read) = self
+            .hub
+            .upstreams
+            .read_resource(request.clone(), Generation::of(context))
+            .await
+        {
+            return read.map(Into::into);
+        }
+        Err(ErrorData::resource_not_found(
+            format!(
+                "no resource {}; the resources here are {RECORD_URI} and each skill's SKILL.md as skills/list names it",
+                shown(&request.uri)
+            ),
+            None,
+        ))
     }
 
     /// The connection's own run, made if it has none yet.
@@ -389,6 +562,51 @@ impl Gateway {
             )),
             Err(err) => Err(err),
         })
+    }
+}
+
+/// While it lives, a request's span waits for the run's facts: when it is
+/// dropped, at whatever point the request is answered, what the request
+/// added to the run's record is put on the span.
+struct RunFacts<'s> {
+    span: &'s RequestSpan,
+    slot: Slot,
+    /// The number of events the record held when the request began.
+    before: usize,
+    handle: Option<String>,
+    map: Arc<DeclaredMap>,
+}
+
+impl<'s> RunFacts<'s> {
+    /// The facts of `slot`'s run for `span`, once it is answered; `None`
+    /// when export is off.
+    fn gather(
+        span: &'s RequestSpan,
+        slot: &Slot,
+        handle: Option<String>,
+        graph: &Graph,
+    ) -> Option<Self> {
+        if !span.is_on() {
+            return None;
+        }
+        let before = slot.lock().map(|state| state.record.len()).unwrap_or(0);
+        Some(RunFacts {
+            span,
+            slot: Arc::clone(slot),
+            before,
+            handle,
+            map: Arc::clone(graph.declared()),
+        })
+    }
+}
+
+impl Drop for RunFacts<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut state) = self.slot.lock() {
+            let name = state.traced_as(self.handle.as_deref());
+            self.span
+                .facts(&name, state.record.since(self.before), &self.map);
+        }
     }
 }
 
@@ -622,128 +840,57 @@ impl ServerHandler for Gateway {
         }
     }
 
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        let span = self.span("initialize", Target::None, &context);
+        context.peer.set_peer_info(request.clone());
+        span.answered(self.negotiate_initialize(&request))
+    }
+
+    async fn ping(&self, context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
+        let _span = self.span("ping", Target::None, &context);
+        Ok(())
+    }
+
+    async fn discover(
+        &self,
+        context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, ErrorData> {
+        let _span = self.span("server/discover", Target::None, &context);
+        Ok(DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            self.get_info(),
+        ))
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(
-            self.offered_tools(Generation::of(&context))?,
-        ))
+        let span = self.span("tools/list", Target::None, &context);
+        span.answered(
+            self.offered_tools(Generation::of(&context))
+                .map(ListToolsResult::with_all_items),
+        )
     }
 
     async fn call_tool(
         &self,
-        mut request: CallToolRequestParams,
+        request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let generation = Generation::of(&context);
-        let name = request.name.clone();
-        let known = matches!(name.as_ref(), "read_skill" | "list_skills")
-            || self.hub.upstreams.tool(&name).is_some();
-        if !known {
-            let upstream: Vec<&str> = self
-                .hub
-                .upstreams
-                .tools()
-                .map(|tool| tool.name.as_ref())
-                .collect();
-            return Err(unknown_tool(&name, &upstream));
+        let span = self.span("tools/call", Target::Tool(request.name.as_ref()), &context);
+        let answer = span.answered(self.call(request, context, &span).await);
+        if let Ok(CallToolResponse::Complete(result)) = &answer
+            && result.is_error == Some(true)
+        {
+            span.failed("tool_error", "the tool's answer is an error");
         }
-        // Over HTTP a retry after `input_required` names its run in the
-        // state serve gave, and the upstream gets its own state back.
-        let handles = self.hub.runs.is_some() && generation == Generation::Sessionless;
-        if handles && let Some((run, state)) = request.request_state.as_deref().and_then(resumed) {
-            let arguments = request.arguments.get_or_insert_with(Default::default);
-            arguments
-                .entry(RUN_ARGUMENT)
-                .or_insert_with(|| Value::String(run.clone()));
-            request.request_state = state;
-        }
-        let given = request
-            .arguments
-            .as_ref()
-            .and_then(|arguments| arguments.get(RUN_ARGUMENT))
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        let (slot, handle) = match self.run_of_call(generation, &context, &mut request.arguments)? {
-            Ok(found) => found,
-            Err(answer) => return Ok(CallToolResponse::Complete(answer)),
-        };
-        let run_handle = handle.clone().or(given).filter(|_| handles);
-        let caller = self.caller(&context);
-        self.hub.upstreams.relay().set_client(&caller);
-        let (mut answer, changed) = match name.as_ref() {
-            "read_skill" => read(&slot, request.arguments.as_ref(), generation)?,
-            "list_skills" => (list_skills(&slot, request.arguments, generation)?, false),
-            name => match admit(&slot, name, generation)? {
-                Some(refusal) => (refusal, false),
-                None => {
-                    // Boxed: the forwarded call's future is large, and rmcp
-                    // moves this handler's future into a task of its own per
-                    // request.
-                    let progress = context.meta.get_progress_token();
-                    // What the client declared: at its handshake, or with
-                    // this request on the sessionless generation.
-                    let capabilities = match generation {
-                        Generation::Sessionless => context.meta.client_capabilities(),
-                        Generation::Handshake => caller.declared(),
-                    };
-                    let call = Box::pin(self.hub.upstreams.call(
-                        request,
-                        progress,
-                        caller,
-                        capabilities,
-                    ));
-                    let outcome = tokio::select! {
-                        outcome = call => Some(outcome),
-                        () = context.ct.cancelled() => None,
-                    };
-                    match outcome {
-                        Some(Ok(Answer::Result(answer))) => {
-                            self.hub.upstreams.remember_result(name, &answer);
-                            route(&slot, name, answer, generation)?
-                        }
-                        Some(Ok(Answer::InputRequired(mut asked))) => {
-                            // The client fulfils the requests and retries:
-                            // this attempt moved nothing (SPEC §9.5).
-                            end_input_required(&slot, name, generation)?;
-                            if let Some(run) = run_handle {
-                                asked.request_state =
-                                    Some(resumable(&run, asked.request_state.as_deref()));
-                            }
-                            if let Some(handle) = handle {
-                                asked
-                                    .meta
-                                    .get_or_insert_with(Default::default)
-                                    .0
-                                    .insert(RUN_META.to_owned(), Value::String(handle));
-                            }
-                            return Ok(CallToolResponse::InputRequired(asked));
-                        }
-                        Some(Err(failure)) => fail(&slot, name, &failure, generation)?,
-                        None => {
-                            // The client cancelled: the upstream call was
-                            // dropped (and so cancelled there too); no answer
-                            // is owed.
-                            end_cancelled_call(&slot, name, generation)?;
-                            return Err(ErrorData::internal_error(
-                                format!("the client cancelled the call of {name}"),
-                                None,
-                            ));
-                        }
-                    }
-                }
-            },
-        };
-        if let Some(handle) = handle {
-            give_handle(&mut answer, &handle);
-        }
-        // The sessionless generation's list does not change (SPEC §9.2).
-        if changed && generation == Generation::Handshake {
-            Box::pin(self.announce(&context)).await;
-        }
-        Ok(CallToolResponse::Complete(answer))
+        answer
     }
 
     async fn list_resources(
@@ -751,6 +898,7 @@ impl ServerHandler for Gateway {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
+        let _span = self.span("resources/list", Target::None, &context);
         let record = Resource::new(RECORD_URI, "record")
             .with_description("This session's record: one JSON event a line (skillgraph record v1)")
             .with_mime_type("application/jsonl");
@@ -769,39 +917,16 @@ impl ServerHandler for Gateway {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        // Reading a skill's files is no read of the graph (SPEC §9.5): it
-        // moves nothing; read_skill is the one door that activates.
-        if let Some(read) = self.hub.files.read(&request.uri) {
-            let contents = read.map_err(|reason| ErrorData::internal_error(reason, None))?;
-            return Ok(ReadResourceResult::new(vec![contents]).into());
-        }
-        if let Some(text) = self.record_text(&request.uri, &context) {
-            let contents =
-                ResourceContents::text(text?, request.uri).with_mime_type("application/jsonl");
-            return Ok(ReadResourceResult::new(vec![contents]).into());
-        }
-        if let Some(read) = self
-            .hub
-            .upstreams
-            .read_resource(request.clone(), Generation::of(&context))
-            .await
-        {
-            return read.map(Into::into);
-        }
-        Err(ErrorData::resource_not_found(
-            format!(
-                "no resource {}; the resources here are {RECORD_URI} and each skill's SKILL.md as skills/list names it",
-                shown(&request.uri)
-            ),
-            None,
-        ))
+        let span = self.span("resources/read", Target::Resource(&request.uri), &context);
+        span.answered(self.read_resource_at(request, &context).await)
     }
 
     async fn list_skills(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, ErrorData> {
+        let _span = self.span("skills/list", Target::None, &context);
         Ok(ListSkillsResult::with_all_items(
             self.hub.files.entries.clone(),
         ))
@@ -810,31 +935,34 @@ impl ServerHandler for Gateway {
     async fn get_skill(
         &self,
         request: GetSkillRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetSkillResult, ErrorData> {
-        match self
-            .hub
-            .files
-            .entries
-            .iter()
-            .find(|skill| skill.uri == request.uri)
-        {
-            Some(skill) => Ok(GetSkillResult::new(skill.clone())),
-            None => Err(ErrorData::invalid_params(
-                format!(
-                    "no skill at {}; skills/list names each skill's SKILL.md (skill://ID/SKILL.md)",
-                    shown(&request.uri)
-                ),
-                None,
-            )),
-        }
+        let span = self.span("skills/get", Target::Resource(&request.uri), &context);
+        span.answered(
+            match self
+                .hub
+                .files
+                .entries
+                .iter()
+                .find(|skill| skill.uri == request.uri)
+            {
+                Some(skill) => Ok(GetSkillResult::new(skill.clone())),
+                None => Err(ErrorData::invalid_params(
+                    format!(
+                        "no skill at {}; skills/list names each skill's SKILL.md (skill://ID/SKILL.md)",
+                        shown(&request.uri)
+                    ),
+                    None,
+                )),
+            },
+        )
     }
-
     async fn list_resource_templates(
         &self,
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let _span = self.span("resources/templates/list", Target::None, &context);
         let mut templates = Vec::new();
         if self.hub.runs.is_some() {
             templates.push(
@@ -857,6 +985,7 @@ impl ServerHandler for Gateway {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
+        let _span = self.span("prompts/list", Target::None, &context);
         Ok(ListPromptsResult::with_all_items(
             self.hub
                 .upstreams
@@ -870,11 +999,14 @@ impl ServerHandler for Gateway {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        self.hub
-            .upstreams
-            .get_prompt(request, Generation::of(&context))
-            .await
-            .map(Into::into)
+        let span = self.span("prompts/get", Target::Prompt(&request.name), &context);
+        span.answered(
+            self.hub
+                .upstreams
+                .get_prompt(request, Generation::of(&context))
+                .await
+                .map(Into::into),
+        )
     }
 
     async fn complete(
@@ -882,10 +1014,13 @@ impl ServerHandler for Gateway {
         request: CompleteRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        self.hub
-            .upstreams
-            .complete(request, Generation::of(&context))
-            .await
+        let span = self.span("completion/complete", Target::None, &context);
+        span.answered(
+            self.hub
+                .upstreams
+                .complete(request, Generation::of(&context))
+                .await,
+        )
     }
 
     #[allow(deprecated)]
@@ -894,14 +1029,17 @@ impl ServerHandler for Gateway {
         request: SetLevelRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        let span = self.span("logging/setLevel", Target::None, &context);
         self.hub
             .upstreams
             .relay()
             .set_client(&self.caller(&context));
-        self.hub
-            .upstreams
-            .set_level(request, Generation::of(&context))
-            .await
+        span.answered(
+            self.hub
+                .upstreams
+                .set_level(request, Generation::of(&context))
+                .await,
+        )
     }
 
     #[allow(deprecated)]
@@ -910,19 +1048,26 @@ impl ServerHandler for Gateway {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        let span = self.span(
+            "resources/subscribe",
+            Target::Resource(&request.uri),
+            &context,
+        );
         let caller = self.caller(&context);
         if caller.sessionless() {
             // Its connection ends with this request: no update could reach it.
-            return Err(ErrorData::invalid_request(
+            return span.answered(Err(ErrorData::invalid_request(
                 "a client of the sessionless protocol holds no connection to send resource updates on, so serve takes no resources/subscribe from it; read the resource again when it needs it",
                 None,
-            ));
+            )));
         }
         self.hub.upstreams.relay().set_client(&caller);
-        self.hub
-            .upstreams
-            .subscribe(request, &caller, Generation::of(&context))
-            .await
+        span.answered(
+            self.hub
+                .upstreams
+                .subscribe(request, &caller, Generation::of(&context))
+                .await,
+        )
     }
 
     #[allow(deprecated)]
@@ -931,10 +1076,17 @@ impl ServerHandler for Gateway {
         request: UnsubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.hub
-            .upstreams
-            .unsubscribe(request, self.connection, Generation::of(&context))
-            .await
+        let span = self.span(
+            "resources/unsubscribe",
+            Target::Resource(&request.uri),
+            &context,
+        );
+        span.answered(
+            self.hub
+                .upstreams
+                .unsubscribe(request, self.connection, Generation::of(&context))
+                .await,
+        )
     }
 
     fn accepted_subscription_filter(

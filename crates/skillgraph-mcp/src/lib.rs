@@ -84,12 +84,17 @@ pub struct ServeConfig {
     pub upstream_timeout: Duration,
     /// The most characters `read_skill`'s description holds (SPEC §6.5).
     pub catalog_budget: usize,
+    /// The OTLP/HTTP receiver each request's span goes to (SPEC §11,
+    /// `--otlp`); `None`: the one `OTEL_EXPORTER_OTLP_ENDPOINT` names, if
+    /// any (see [`Exporter::new`]).
+    pub otlp: Option<String>,
 }
 
 impl ServeConfig {
     /// Serve the map at `path` with the defaults: no record file, posture
     /// `assist`, the `scoped` call policy, a 60 s upstream timeout, a
-    /// 16,000-character catalog budget.
+    /// 16,000-character catalog budget, spans exported only when
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT` says where.
     pub fn new(path: impl Into<PathBuf>) -> Self {
         ServeConfig {
             path: path.into(),
@@ -98,6 +103,7 @@ impl ServeConfig {
             tools: CallPolicy::Scoped,
             upstream_timeout: Duration::from_secs(60),
             catalog_budget: DEFAULT_CATALOG_BUDGET,
+            otlp: None,
         }
     }
 }
@@ -131,6 +137,9 @@ pub enum ServeError {
     /// The `--auth-tokens` file cannot be used.
     #[error(transparent)]
     Tokens(#[from] TokensError),
+    /// The OTLP endpoint cannot be used.
+    #[error(transparent)]
+    Otlp(#[from] OtlpError),
     /// The address of `--http` cannot be listened on.
     #[error(
         "cannot listen on {addr}: {source}; choose another address or port with --http (port 0: any free port)"
@@ -155,6 +164,7 @@ impl ServeError {
             ServeError::Runtime(_) => "runtime",
             ServeError::Handshake(_) => "mcp-handshake",
             ServeError::Tokens(_) => "auth-tokens",
+            ServeError::Otlp(err) => err.code(),
             ServeError::Listen { .. } => "http-listen",
         }
     }
@@ -249,11 +259,14 @@ pub fn serve_stdio(config: &ServeConfig) -> Result<(), ServeError> {
         .as_deref()
         .map(RecordWriter::create)
         .transpose()?;
+    // Made and shut down off the runtime: its HTTP client blocks.
+    let exporter = Exporter::new(config.otlp.as_deref())?;
+    let tracing = exporter.as_ref().map(|exporter| exporter.serving(true));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(ServeError::Runtime)?;
-    runtime.block_on(async {
+    let served = runtime.block_on(async {
         let prepared = prepare(config, loaded, guards, true).await?;
         let upstreams = Arc::clone(&prepared.upstreams);
         let hub = Hub::new(
@@ -263,6 +276,7 @@ pub fn serve_stdio(config: &ServeConfig) -> Result<(), ServeError> {
             prepared.upstreams,
             record,
             None,
+            tracing,
         )?;
         let gateway = Gateway::new(Arc::new(hub));
         #[cfg(unix)]
@@ -282,7 +296,11 @@ pub fn serve_stdio(config: &ServeConfig) -> Result<(), ServeError> {
         let _ = server.waiting().await;
         shut_down(upstreams).await;
         Ok(())
-    })
+    });
+    if let Some(exporter) = exporter {
+        exporter.shut_down();
+    }
+    served
 }
 
 /// Serve the map of `config` over streamable HTTP as `http` says (SPEC
@@ -311,11 +329,13 @@ pub fn serve_http(config: &ServeConfig, http: &HttpConfig) -> Result<(), ServeEr
             })
         })?;
     }
+    let exporter = Exporter::new(config.otlp.as_deref())?;
+    let tracing = exporter.as_ref().map(|exporter| exporter.serving(false));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(ServeError::Runtime)?;
-    runtime.block_on(async {
+    let served = runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(http.addr)
             .await
             .map_err(|source| ServeError::Listen {
@@ -336,13 +356,18 @@ pub fn serve_http(config: &ServeConfig, http: &HttpConfig) -> Result<(), ServeEr
             prepared.upstreams,
             None,
             Some(runs),
+            tracing,
         )?;
         let bound = listener.local_addr().unwrap_or(http.addr);
         warn(&http::listening_line(bound));
         http::serve(listener, Arc::new(hub), http, tokens, interrupted()).await;
         shut_down(upstreams).await;
         Ok(())
-    })
+    });
+    if let Some(exporter) = exporter {
+        exporter.shut_down();
+    }
+    served
 }
 
 /// Until the process is asked to stop.

@@ -2,11 +2,15 @@
 //! `--otlp URL` or the standard `OTEL_EXPORTER_OTLP_ENDPOINT`, named for
 //! `OTEL_SERVICE_NAME` (default `skillgraph`). The batch processor sends
 //! from a thread of its own, so export never delays or fails a step: a
-//! receiver that is down or slow costs spans, which are counted and said
-//! once on standard error, and their number again when the exporter shuts
+//! receiver that is down or slow costs spans (a failed export's, or those
+//! a full queue had no room for), the first failure said on standard
+//! error, and the number of spans no receiver took when the exporter shuts
 //! down. [`PlayTrace`] turns a session's events, as they come, into a span
 //! per run, per turn and per iteration with the facts of
-//! [`skill_explain::trace`].
+//! [`skill_explain::trace`]; `request` makes `serve`'s span per MCP request
+//! and per forwarded call.
+
+mod request;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -17,10 +21,13 @@ use opentelemetry::{Context, KeyValue, StringValue};
 use opentelemetry_otlp::WithExportConfig;
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::error::OTelSdkResult;
-use opentelemetry_sdk::trace::{SdkTracer, SdkTracerProvider, SpanData, SpanExporter};
+use opentelemetry_sdk::trace::{
+    BatchSpanProcessor, SdkTracer, SdkTracerProvider, SpanData, SpanExporter, SpanProcessor,
+};
 use skillgraph::skill_explain::trace::{self, Attribute, Value};
 use skillgraph::skill_session::{DeclaredMap, Event};
 
+pub(crate) use self::request::{RequestSpan, Target, Tracing, run_name};
 use crate::warn;
 
 /// The service name when `OTEL_SERVICE_NAME` is not set.
@@ -48,12 +55,48 @@ impl OtlpError {
     }
 }
 
-/// The spans a receiver did not take.
+/// What became of the spans: how many ended, how many a receiver took,
+/// and whether a loss was said.
 #[derive(Debug)]
 struct Lost {
-    spans: AtomicUsize,
+    /// Spans ended, each handed to the batch processor.
+    ended: AtomicUsize,
+    /// Spans a receiver took.
+    taken: AtomicUsize,
     said: AtomicBool,
     endpoint: String,
+}
+
+/// The batch processor, counting the spans handed to it: one its queue
+/// had no room for is dropped there, unseen by the exporter, and still
+/// counts as lost.
+#[derive(Debug)]
+struct Tally {
+    inner: BatchSpanProcessor,
+    lost: Arc<Lost>,
+}
+
+impl SpanProcessor for Tally {
+    fn on_start(&self, span: &mut opentelemetry_sdk::trace::Span, context: &Context) {
+        self.inner.on_start(span, context);
+    }
+
+    fn on_end(&self, span: SpanData) {
+        self.lost.ended.fetch_add(1, Ordering::Relaxed);
+        self.inner.on_end(span);
+    }
+
+    fn force_flush(&self) -> OTelSdkResult {
+        self.inner.force_flush()
+    }
+
+    fn shutdown_with_timeout(&self, timeout: Duration) -> OTelSdkResult {
+        self.inner.shutdown_with_timeout(timeout)
+    }
+
+    fn set_resource(&mut self, resource: &Resource) {
+        self.inner.set_resource(resource);
+    }
 }
 
 /// The OTLP exporter, counting what it fails to send.
@@ -67,14 +110,15 @@ impl SpanExporter for Counting {
     async fn export(&self, batch: Vec<SpanData>) -> OTelSdkResult {
         let count = batch.len();
         let sent = self.inner.export(batch).await;
-        if let Err(error) = &sent {
-            self.lost.spans.fetch_add(count, Ordering::Relaxed);
-            if !self.lost.said.swap(true, Ordering::Relaxed) {
-                warn(&format!(
-                    "the OTLP receiver at {} did not take {count} spans ({error}); the run goes on, and later losses are counted",
-                    self.lost.endpoint
-                ));
+        match &sent {
+            Ok(()) => {
+                self.lost.taken.fetch_add(count, Ordering::Relaxed);
             }
+            Err(error) if !self.lost.said.swap(true, Ordering::Relaxed) => warn(&format!(
+                "the OTLP receiver at {} did not take {count} spans ({error}); the run goes on, and later losses are counted",
+                self.lost.endpoint
+            )),
+            Err(_) => {}
         }
         sent
     }
@@ -136,7 +180,8 @@ impl Exporter {
             .build()
             .map_err(|error| refused(error.to_string()))?;
         let lost = Arc::new(Lost {
-            spans: AtomicUsize::new(0),
+            ended: AtomicUsize::new(0),
+            taken: AtomicUsize::new(0),
             said: AtomicBool::new(false),
             endpoint: traces,
         });
@@ -144,9 +189,14 @@ impl Exporter {
             .ok()
             .filter(|name| !name.trim().is_empty())
             .unwrap_or_else(|| SERVICE.to_owned());
+        let batch = BatchSpanProcessor::builder(Counting {
+            inner,
+            lost: Arc::clone(&lost),
+        })
+        .build();
         let provider = SdkTracerProvider::builder()
-            .with_batch_exporter(Counting {
-                inner,
+            .with_span_processor(Tally {
+                inner: batch,
                 lost: Arc::clone(&lost),
             })
             .with_resource(Resource::builder().with_service_name(service).build())
@@ -157,6 +207,11 @@ impl Exporter {
             tracer,
             lost,
         }))
+    }
+
+    /// What `serve` makes its spans with, for clients over stdio or HTTP.
+    pub(crate) fn serving(&self, over_stdio: bool) -> Tracing {
+        Tracing::new(self.tracer.clone(), over_stdio)
     }
 
     /// A trace of one `play` session, fed its events as they come.
@@ -180,7 +235,8 @@ impl Exporter {
     pub fn shut_down(self) {
         let _ = self.provider.force_flush();
         let _ = self.provider.shutdown();
-        let lost = self.lost.spans.load(Ordering::Relaxed);
+        let ended = self.lost.ended.load(Ordering::Relaxed);
+        let lost = ended.saturating_sub(self.lost.taken.load(Ordering::Relaxed));
         if lost > 0 {
             warn(&format!(
                 "{lost} spans were not taken by the OTLP receiver at {}",
@@ -255,17 +311,8 @@ impl PlayTrace<'_> {
         let Some((_, context, events)) = self.iteration.take() else {
             return;
         };
-        let facts = trace::facts(&events, &self.map);
         let span = context.span();
-        for attribute in facts.attributes {
-            span.set_attribute(key_value(attribute));
-        }
-        for event in facts.events {
-            span.add_event(
-                event.name,
-                event.attributes.into_iter().map(key_value).collect(),
-            );
-        }
+        put_facts(&span, trace::facts(&events, &self.map));
         span.end();
     }
 
@@ -276,6 +323,20 @@ impl PlayTrace<'_> {
             turn.span().end();
         }
         self.run.span().end();
+    }
+}
+
+/// Put `facts` on `span`: its attributes, and an event for each of its
+/// events.
+fn put_facts(span: &opentelemetry::trace::SpanRef<'_>, facts: trace::Facts) {
+    for attribute in facts.attributes {
+        span.set_attribute(key_value(attribute));
+    }
+    for event in facts.events {
+        span.add_event(
+            event.name,
+            event.attributes.into_iter().map(key_value).collect(),
+        );
     }
 }
 

@@ -43,6 +43,17 @@ impl RecordSink {
         }
     }
 
+    /// How many events the record holds.
+    pub(crate) fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    /// The record's events from the `from`th on (none when `from` is past
+    /// the end).
+    pub(crate) fn since(&self, from: usize) -> &[Event] {
+        self.events.get(from..).unwrap_or_default()
+    }
+
     /// The whole record, one event a line.
     pub(crate) fn text(&self) -> String {
         let mut text = String::new();

@@ -16,6 +16,7 @@ use rmcp::ErrorData;
 use skillgraph::RecordWriter;
 use skillgraph::skill_session::{Graph, Run, SessionConfig};
 
+use crate::otlp::run_name;
 use crate::record::RecordSink;
 use crate::warn;
 
@@ -45,6 +46,8 @@ pub(crate) struct State {
     config: SessionConfig,
     /// The record, in memory and in its file.
     pub(crate) record: RecordSink,
+    /// The name the run goes by on spans, once it is on one.
+    traced_as: Option<String>,
 }
 
 impl State {
@@ -55,6 +58,7 @@ impl State {
             graph,
             config,
             record,
+            traced_as: None,
         }
     }
 
@@ -65,6 +69,7 @@ impl State {
             graph,
             config,
             record,
+            ..
         } = self;
         run.get_or_insert_with(|| {
             let config = match generation {
@@ -75,6 +80,19 @@ impl State {
             record.append(run.take_events());
             run
         })
+    }
+
+    /// The name the run goes by on spans (SPEC §11): by `handle`, when it
+    /// has one, never the handle itself (see [`run_name`]).
+    pub(crate) fn traced_as(&mut self, handle: Option<&str>) -> String {
+        self.traced_as
+            .get_or_insert_with(|| {
+                run_name(handle, || match mint_handle() {
+                    Ok(random) => format!("run#{}", random.get(4..20).unwrap_or_default()),
+                    Err(_) => "run#unnamed".to_owned(),
+                })
+            })
+            .clone()
     }
 
     /// Append the run's new events to the record.

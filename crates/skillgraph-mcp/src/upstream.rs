@@ -20,6 +20,7 @@ use skillgraph::McpServer;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::ChildStderr;
 
+use crate::otlp::RequestSpan;
 use crate::relay::{Caller, Relay, SETTLE_WAIT, UpstreamHandler};
 use crate::runs::Generation;
 use crate::warn_raw;
@@ -330,6 +331,7 @@ impl Upstreams {
         progress: Option<ProgressToken>,
         caller: Caller,
         capabilities: Option<ClientCapabilities>,
+        span: &RequestSpan,
     ) -> Result<Answer, String> {
         let name = params.name.to_string();
         let Some((index, _)) = self.tools.get(&name) else {
@@ -343,69 +345,99 @@ impl Upstreams {
         };
         let link = upstream.link(generation).await;
         let peer = link.peer();
-        let meta = forwarded_meta(params.meta.take(), capabilities, link.sessionless());
-        let client = caller.peer().clone();
-        let handshake_client = !caller.sessionless();
-        let _running = self.relay.running(link.id, caller.clone());
-        for _ in 0..DEFAULT_MRTR_MAX_ROUNDS {
-            let request = ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
-            let mut options = PeerRequestOptions::no_options();
-            options.meta = meta.clone();
-            let handle = match peer.send_request_with_option(request, options).await {
-                Ok(handle) => handle,
-                Err(error) => return Err(failure(upstream, &name, error)),
-            };
-            // The upstream's progress reaches the client under its own token.
-            let _progress = progress.clone().map(|token| {
-                self.relay.route_progress(
-                    link.id,
-                    handle.progress_token.clone(),
-                    token,
-                    client.clone(),
-                )
-            });
-            // Dropped before the answer (at the timeout, or when the client
-            // cancels the request it serves), the guard cancels the call
-            // upstream.
-            let mut guard = CancelOnDrop {
-                peer: peer.clone(),
-                id: Some(handle.id.clone()),
-            };
-            let Ok(answer) = tokio::time::timeout(self.timeout, handle.await_response()).await
-            else {
-                return Err(format!(
-                    "upstream server \"{}\" did not answer {name} within {} s, so the call was cancelled; raise `--upstream-timeout` if it needs longer",
-                    upstream.name,
-                    self.timeout.as_secs()
-                ));
-            };
-            guard.id = None;
-            // What the upstream sent before its answer reaches the client
-            // before the answer does.
-            link.settled().await;
-            match answer {
-                Ok(ServerResult::CallToolResult(result)) => return Ok(Answer::Result(result)),
-                Ok(ServerResult::InputRequiredResult(asked)) if handshake_client => {
-                    let inputs = asked.input_requests.unwrap_or_default();
-                    params.input_responses = Some(caller.fulfil(&upstream.name, inputs).await?);
-                    params.request_state = asked.request_state;
-                }
-                Ok(ServerResult::InputRequiredResult(asked)) => {
-                    return Ok(Answer::InputRequired(asked));
-                }
-                Ok(_) => {
-                    return Err(format!(
-                        "upstream server \"{}\" answered {name} with a result that is not a tool result (a task), which skillgraph serve does not relay",
-                        upstream.name
-                    ));
-                }
-                Err(error) => return Err(failure(upstream, &name, error)),
-            }
+        let mut meta = forwarded_meta(params.meta.take(), capabilities, link.sessionless());
+        // The call's own span; its trace context goes upstream in `_meta`.
+        let forward = span.forward(&upstream.name, &name);
+        if span.is_on() {
+            forward.inject(&mut meta.get_or_insert_with(Default::default).0);
         }
-        Err(format!(
-            "upstream server \"{}\" asked for input {DEFAULT_MRTR_MAX_ROUNDS} times over for {name} without answering, so serve stopped asking the client",
-            upstream.name
-        ))
+        let answer: Result<Answer, Failure> = async {
+            let client = caller.peer().clone();
+            let handshake_client = !caller.sessionless();
+            let _running = self.relay.running(link.id, caller.clone());
+            for _ in 0..DEFAULT_MRTR_MAX_ROUNDS {
+                let request = ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
+                let mut options = PeerRequestOptions::no_options();
+                options.meta = meta.clone();
+                let handle = match peer.send_request_with_option(request, options).await {
+                    Ok(handle) => handle,
+                    Err(error) => return Err(failure(upstream, &name, error)),
+                };
+                forward.sent_as(&handle.id);
+                // The upstream's progress reaches the client under its own token.
+                let _progress = progress.clone().map(|token| {
+                    self.relay.route_progress(
+                        link.id,
+                        handle.progress_token.clone(),
+                        token,
+                        client.clone(),
+                    )
+                });
+                // Dropped before the answer (at the timeout, or when the client
+                // cancels the request it serves), the guard cancels the call
+                // upstream.
+                let mut guard = CancelOnDrop {
+                    peer: peer.clone(),
+                    id: Some(handle.id.clone()),
+                };
+                let Ok(answer) = tokio::time::timeout(self.timeout, handle.await_response()).await
+                else {
+                    return Err(Failure::new(
+                        "timeout",
+                        format!(
+                            "upstream server \"{}\" did not answer {name} within {} s, so the call was cancelled; raise `--upstream-timeout` if it needs longer",
+                            upstream.name,
+                            self.timeout.as_secs()
+                        ),
+                    ));
+                };
+                guard.id = None;
+                // What the upstream sent before its answer reaches the client
+                // before the answer does.
+                link.settled().await;
+                match answer {
+                    Ok(ServerResult::CallToolResult(result)) => return Ok(Answer::Result(result)),
+                    Ok(ServerResult::InputRequiredResult(asked)) if handshake_client => {
+                        let inputs = asked.input_requests.unwrap_or_default();
+                        let answers = caller
+                            .fulfil(&upstream.name, inputs)
+                            .await
+                            .map_err(|text| Failure::new("input_not_given", text))?;
+                        params.input_responses = Some(answers);
+                        params.request_state = asked.request_state;
+                    }
+                    Ok(ServerResult::InputRequiredResult(asked)) => {
+                        return Ok(Answer::InputRequired(asked));
+                    }
+                    Ok(_) => {
+                        return Err(Failure::new(
+                            "not_a_tool_result",
+                            format!(
+                                "upstream server \"{}\" answered {name} with a result that is not a tool result (a task), which skillgraph serve does not relay",
+                                upstream.name
+                            ),
+                        ));
+                    }
+                    Err(error) => return Err(failure(upstream, &name, error)),
+                }
+            }
+            Err(Failure::new(
+                "input_rounds",
+                format!(
+                    "upstream server \"{}\" asked for input {DEFAULT_MRTR_MAX_ROUNDS} times over for {name} without answering, so serve stopped asking the client",
+                    upstream.name
+                ),
+            ))
+        }
+        .await;
+        match &answer {
+            Ok(Answer::Result(result)) if result.is_error == Some(true) => {
+                forward.failed("tool_error", "the tool's answer is an error");
+            }
+            Ok(_) => {}
+            Err(failure) => forward.failed(&failure.kind, &failure.text),
+        }
+        answer.map_err(|failure| failure.text)
     }
 }
 
@@ -446,22 +478,47 @@ pub(crate) enum Answer {
     InputRequired(InputRequiredResult),
 }
 
+/// Why a forwarded call failed: what kind of failure (the span's
+/// `error.type`) and the text the run records, naming the server.
+struct Failure {
+    kind: String,
+    text: String,
+}
+
+impl Failure {
+    fn new(kind: &str, text: String) -> Self {
+        Failure {
+            kind: kind.to_owned(),
+            text,
+        }
+    }
+}
+
 /// Why a call failed, naming the server.
-fn failure(upstream: &Upstream, name: &str, error: ServiceError) -> String {
+fn failure(upstream: &Upstream, name: &str, error: ServiceError) -> Failure {
     match error {
-        ServiceError::McpError(error) => format!(
-            "upstream server \"{}\" answered {name} with an error ({}): {}",
-            upstream.name, error.code.0, error.message
+        ServiceError::McpError(error) => Failure {
+            kind: error.code.0.to_string(),
+            text: format!(
+                "upstream server \"{}\" answered {name} with an error ({}): {}",
+                upstream.name, error.code.0, error.message
+            ),
+        },
+        ServiceError::TransportClosed => Failure::new(
+            "transport_closed",
+            format!(
+                "upstream server \"{}\" has stopped, so {name} cannot be called; the other tools still work{}",
+                upstream.name,
+                stderr_tail(&upstream.stderr.text())
+            ),
         ),
-        ServiceError::TransportClosed => format!(
-            "upstream server \"{}\" has stopped, so {name} cannot be called; the other tools still work{}",
-            upstream.name,
-            stderr_tail(&upstream.stderr.text())
-        ),
-        error => format!(
-            "upstream server \"{}\" could not answer {name}: {error}{}",
-            upstream.name,
-            stderr_tail(&upstream.stderr.text())
+        error => Failure::new(
+            "upstream_error",
+            format!(
+                "upstream server \"{}\" could not answer {name}: {error}{}",
+                upstream.name,
+                stderr_tail(&upstream.stderr.text())
+            ),
         ),
     }
 }
