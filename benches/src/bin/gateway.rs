@@ -2,16 +2,16 @@
 //!
 //! Over stdio: one rmcp client straight to `desk-upstream` and one through
 //! `skillgraph serve` in front of it, calls of a trivial upstream tool
-//! (`lookup_order` for an order that routes nowhere) interleaved, direct
-//! then through, so that both ways see the same machine at the same
-//! moment; p50 and p99 each way. Over HTTP: `desk-upstream --http`, and
+//! (`lookup_order` for an order that routes nowhere) interleaved, each
+//! pair's order alternating, so that both ways see the same machine at the
+//! same moment; p50 and p99 each way. Over HTTP: `desk-upstream --http`, and
 //! `serve --http` in front of that very upstream (by `url`), with 1 and
 //! then 64 runs (one handshake session each) calling at once, each run
 //! interleaving its direct and its proxied calls. Export (SPEC §11): two
 //! `serve` processes over stdio in front of the same upstream, one with
-//! `--otlp` to a loopback sink that takes OTLP/HTTP, calls interleaved, so
-//! that the difference at p50 is what export costs a call on the
-//! answering path. It also times the
+//! `--otlp` to a loopback sink that takes OTLP/HTTP, calls interleaved, in
+//! two rounds with the processes started in either order, so that the
+//! difference at p50 is what export costs a call on the answering path. It also times the
 //! session's own work per call (observe, resolve, record) in-process, and
 //! counts the bytes an idle served run holds beyond the shared graph (its
 //! run and its record's first lines), with this binary's allocator.
@@ -87,23 +87,35 @@ fn main() -> Result<(), Failure> {
     })?;
     let added = report("stdio, 1 run", calls, &direct, &through, Some(0.4));
 
-    // Export off and on, interleaved: the same upstream behind both.
+    // Export off and on, interleaved: the same upstream behind both. A
+    // process started second runs a few µs slower here whatever it does
+    // (an off/off pair shows it), so there are two rounds of half the
+    // calls, the exporting process started second, then first.
     let sink = Sink::start()?;
-    let (off, on) = runtime.block_on(async {
-        let mut plain = tokio::process::Command::new(&serve_bin);
-        plain.arg("serve").arg(&stdio_map);
-        let off: Client = ().serve(TokioChildProcess::new(plain)?).await?;
-        let mut exporting = tokio::process::Command::new(&serve_bin);
-        exporting
-            .arg("serve")
-            .arg(&stdio_map)
-            .args(["--otlp", &sink.url]);
-        let on: Client = ().serve(TokioChildProcess::new(exporting)?).await?;
-        let times = interleaved(&off, &on, calls).await?;
-        off.cancel().await?;
-        on.cancel().await?;
-        Ok::<_, Failure>(times)
-    })?;
+    let (mut off, mut on) = (Vec::new(), Vec::new());
+    for exporting_first in [false, true] {
+        let (o, e) = runtime.block_on(async {
+            let start = |exporting: bool| {
+                let mut serve = tokio::process::Command::new(&serve_bin);
+                serve.arg("serve").arg(&stdio_map);
+                if exporting {
+                    serve.args(["--otlp", &sink.url]);
+                }
+                async move {
+                    let client: Client = ().serve(TokioChildProcess::new(serve)?).await?;
+                    Ok::<_, Failure>(client)
+                }
+            };
+            let first = start(exporting_first).await?;
+            let second = start(!exporting_first).await?;
+            let (a, b) = interleaved(&first, &second, calls / 2).await?;
+            first.cancel().await?;
+            second.cancel().await?;
+            Ok::<_, Failure>(if exporting_first { (b, a) } else { (a, b) })
+        })?;
+        off.extend(o);
+        on.extend(e);
+    }
     let (off50, on50) = (percentile(&off, 50), percentile(&on, 50));
     println!("export (stdio, --otlp to a loopback sink): {calls} calls each way");
     println!(
@@ -257,7 +269,9 @@ fn report(
     added
 }
 
-/// `calls` pairs of calls, direct then through, after a warm-up of each.
+/// `calls` pairs of calls, after a warm-up of each; the pair's order
+/// alternates (direct first, then through first), since the second call
+/// of a pair is a few µs slower whichever way it goes.
 async fn interleaved(
     direct: &Client,
     through: &Client,
@@ -269,9 +283,14 @@ async fn interleaved(
     }
     let (mut direct_times, mut through_times) =
         (Vec::with_capacity(calls), Vec::with_capacity(calls));
-    for _ in 0..calls {
-        direct_times.push(timed(direct).await?);
-        through_times.push(timed(through).await?);
+    for pair in 0..calls {
+        if pair % 2 == 0 {
+            direct_times.push(timed(direct).await?);
+            through_times.push(timed(through).await?);
+        } else {
+            through_times.push(timed(through).await?);
+            direct_times.push(timed(direct).await?);
+        }
     }
     Ok((direct_times, through_times))
 }

@@ -266,7 +266,7 @@ impl Gateway {
     /// The span of the `method` request `context` serves, about `target`.
     fn span(
         &self,
-        method: &str,
+        method: &'static str,
         target: Target<'_>,
         context: &RequestContext<RoleServer>,
     ) -> RequestSpan {

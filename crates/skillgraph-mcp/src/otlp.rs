@@ -12,11 +12,12 @@
 
 mod request;
 
-use std::sync::Arc;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use opentelemetry::trace::{TraceContextExt, Tracer as _};
+use opentelemetry::trace::{SpanId, TraceContextExt, Tracer as _};
 use opentelemetry::{Context, KeyValue, StringValue};
 use opentelemetry_otlp::WithExportConfig;
 use opentelemetry_sdk::Resource;
@@ -99,15 +100,99 @@ impl SpanProcessor for Tally {
     }
 }
 
-/// The OTLP exporter, counting what it fails to send.
+/// The most spans whose facts wait for their export at once; past it, a
+/// span's facts are made when it ends.
+const MAX_DEFERRED: usize = 4096;
+
+/// The run's facts of a span, waiting for the span's export: the events a
+/// request added to the run's record and the run's declared map.
+struct Pending {
+    events: Vec<Arc<Event>>,
+    map: Arc<DeclaredMap>,
+}
+
+/// Spans whose facts are made on the export thread, off the answering
+/// path: a request hands over its events (shared, not copied), and the
+/// exporter turns them into the span's attributes and events before it
+/// sends the span.
+#[derive(Default)]
+pub(crate) struct Deferred {
+    pending: Mutex<HashMap<SpanId, Pending>>,
+}
+
+impl std::fmt::Debug for Deferred {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Deferred").finish_non_exhaustive()
+    }
+}
+
+impl Deferred {
+    /// Keep `events` for the span `span`, to be made into its facts when it
+    /// is exported; `false` when too many wait already (the caller makes
+    /// the facts itself).
+    pub(crate) fn defer(
+        &self,
+        span: SpanId,
+        events: &[Arc<Event>],
+        map: &Arc<DeclaredMap>,
+    ) -> bool {
+        let Ok(mut pending) = self.pending.lock() else {
+            return false;
+        };
+        if pending.len() >= MAX_DEFERRED {
+            return false;
+        }
+        pending.insert(
+            span,
+            Pending {
+                events: events.to_vec(),
+                map: Arc::clone(map),
+            },
+        );
+        true
+    }
+
+    /// Put on each span of `batch` the facts waiting for it.
+    fn expand(&self, batch: &mut [SpanData]) {
+        let Ok(mut pending) = self.pending.lock() else {
+            return;
+        };
+        if pending.is_empty() {
+            return;
+        }
+        for span in batch {
+            let Some(waiting) = pending.remove(&span.span_context.span_id()) else {
+                continue;
+            };
+            let facts = trace::facts(waiting.events.iter().map(|e| &**e), &waiting.map);
+            span.attributes
+                .extend(facts.attributes.into_iter().map(key_value));
+            span.events
+                .events
+                .extend(facts.events.into_iter().map(|event| {
+                    opentelemetry::trace::Event::new(
+                        event.name,
+                        span.end_time,
+                        event.attributes.into_iter().map(key_value).collect(),
+                        0,
+                    )
+                }));
+        }
+    }
+}
+
+/// The OTLP exporter, counting what it fails to send, and putting each
+/// span's deferred facts on it first.
 #[derive(Debug)]
 struct Counting {
     inner: opentelemetry_otlp::SpanExporter,
     lost: Arc<Lost>,
+    deferred: Arc<Deferred>,
 }
 
 impl SpanExporter for Counting {
-    async fn export(&self, batch: Vec<SpanData>) -> OTelSdkResult {
+    async fn export(&self, mut batch: Vec<SpanData>) -> OTelSdkResult {
+        self.deferred.expand(&mut batch);
         let count = batch.len();
         let sent = self.inner.export(batch).await;
         match &sent {
@@ -137,6 +222,7 @@ pub struct Exporter {
     provider: SdkTracerProvider,
     tracer: SdkTracer,
     lost: Arc<Lost>,
+    deferred: Arc<Deferred>,
 }
 
 impl Exporter {
@@ -189,9 +275,11 @@ impl Exporter {
             .ok()
             .filter(|name| !name.trim().is_empty())
             .unwrap_or_else(|| SERVICE.to_owned());
+        let deferred = Arc::new(Deferred::default());
         let batch = BatchSpanProcessor::builder(Counting {
             inner,
             lost: Arc::clone(&lost),
+            deferred: Arc::clone(&deferred),
         })
         .build();
         let provider = SdkTracerProvider::builder()
@@ -206,12 +294,13 @@ impl Exporter {
             provider,
             tracer,
             lost,
+            deferred,
         }))
     }
 
     /// What `serve` makes its spans with, for clients over stdio or HTTP.
     pub(crate) fn serving(&self, over_stdio: bool) -> Tracing {
-        Tracing::new(self.tracer.clone(), over_stdio)
+        Tracing::new(self.tracer.clone(), Arc::clone(&self.deferred), over_stdio)
     }
 
     /// A trace of one `play` session, fed its events as they come.

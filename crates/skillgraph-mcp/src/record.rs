@@ -4,7 +4,11 @@
 //! standard error; the record goes on in memory. In memory the record is
 //! its events, written out as lines when it is read: a run's `start` event
 //! shares the declared map with the graph, so an idle run holds no copy of
-//! the map's text (SPEC §9.9: at most 4 KiB).
+//! the map's text (SPEC §9.9: at most 4 KiB). Each event is shared, so a
+//! span's facts can be made from a request's events later, off the
+//! answering path, without copying them.
+
+use std::sync::Arc;
 
 use skillgraph::skill_session::Event;
 
@@ -14,7 +18,7 @@ use skillgraph::RecordWriter;
 /// Where a served session's events go.
 pub(crate) struct RecordSink {
     file: Option<RecordWriter>,
-    events: Vec<Event>,
+    events: Vec<Arc<Event>>,
 }
 
 impl RecordSink {
@@ -39,7 +43,7 @@ impl RecordSink {
                 ));
                 self.file = None;
             }
-            self.events.push(event);
+            self.events.push(Arc::new(event));
         }
     }
 
@@ -50,7 +54,7 @@ impl RecordSink {
 
     /// The record's events from the `from`th on (none when `from` is past
     /// the end).
-    pub(crate) fn since(&self, from: usize) -> &[Event] {
+    pub(crate) fn since(&self, from: usize) -> &[Arc<Event>] {
         self.events.get(from..).unwrap_or_default()
     }
 

@@ -8,6 +8,8 @@
 //! context in its `_meta`, so an upstream that traces joins the trace.
 //! With export off every span here is nothing, and costs nothing.
 
+use std::sync::Arc;
+
 use opentelemetry::propagation::TextMapPropagator as _;
 use opentelemetry::trace::{SpanKind, Status, TraceContextExt, Tracer as _};
 use opentelemetry::{Context, KeyValue};
@@ -20,7 +22,7 @@ use sha2::{Digest, Sha256};
 use skillgraph::skill_explain::trace;
 use skillgraph::skill_session::{DeclaredMap, Event};
 
-use super::put_facts;
+use super::{Deferred, put_facts};
 
 /// The request's method (`tools/call`, `resources/read`, …).
 pub(crate) const MCP_METHOD_NAME: &str = "mcp.method.name";
@@ -46,20 +48,31 @@ pub(crate) const NETWORK_TRANSPORT: &str = "network.transport";
 pub(crate) const UPSTREAM: &str = "skillgraph.upstream";
 
 /// Where serve's spans go, and how its clients reach it.
+/// Cloned into every request's span, so shared: a tracer's clone copies
+/// its instrumentation scope.
 #[derive(Clone)]
 pub(crate) struct Tracing {
+    inner: Arc<Shared>,
+}
+
+struct Shared {
     tracer: SdkTracer,
+    /// Where a span's facts wait for its export.
+    deferred: Arc<Deferred>,
     /// [`NETWORK_TRANSPORT`]'s value.
     transport: &'static str,
 }
 
 impl Tracing {
     /// Spans made by `tracer` for a server reached over stdio (`pipe`)
-    /// or HTTP (`tcp`).
-    pub(crate) fn new(tracer: SdkTracer, over_stdio: bool) -> Self {
+    /// or HTTP (`tcp`), their facts made at export by way of `deferred`.
+    pub(crate) fn new(tracer: SdkTracer, deferred: Arc<Deferred>, over_stdio: bool) -> Self {
         Tracing {
-            tracer,
-            transport: if over_stdio { "pipe" } else { "tcp" },
+            inner: Arc::new(Shared {
+                tracer,
+                deferred,
+                transport: if over_stdio { "pipe" } else { "tcp" },
+            }),
         }
     }
 }
@@ -80,7 +93,7 @@ pub(crate) enum Target<'a> {
 /// The span of one MCP request, ended when dropped; nothing when export is
 /// off.
 pub(crate) struct RequestSpan {
-    span: Option<(Context, SdkTracer)>,
+    span: Option<(Context, Tracing)>,
 }
 
 impl RequestSpan {
@@ -88,7 +101,7 @@ impl RequestSpan {
     /// continuing the client's trace when its `_meta` carries one.
     pub(crate) fn start(
         tracing: Option<&Tracing>,
-        method: &str,
+        method: &'static str,
         target: Target<'_>,
         context: &RequestContext<RoleServer>,
     ) -> Self {
@@ -97,9 +110,9 @@ impl RequestSpan {
         };
         let parent = client_context(&context.meta);
         let mut attributes = vec![
-            KeyValue::new(MCP_METHOD_NAME, method.to_owned()),
+            KeyValue::new(MCP_METHOD_NAME, method),
             KeyValue::new(JSONRPC_REQUEST_ID, request_id(&context.id)),
-            KeyValue::new(NETWORK_TRANSPORT, tracing.transport),
+            KeyValue::new(NETWORK_TRANSPORT, tracing.inner.transport),
         ];
         if let Some(version) = context.protocol_version() {
             attributes.push(KeyValue::new(
@@ -107,30 +120,30 @@ impl RequestSpan {
                 version.as_str().to_owned(),
             ));
         }
-        let name = match target {
+        let name: std::borrow::Cow<'static, str> = match target {
             Target::Tool(tool) => {
                 attributes.push(KeyValue::new(GEN_AI_TOOL_NAME, tool.to_owned()));
                 attributes.push(KeyValue::new(GEN_AI_OPERATION_NAME, "execute_tool"));
-                format!("{method} {tool}")
+                format!("{method} {tool}").into()
             }
             Target::Prompt(prompt) => {
                 attributes.push(KeyValue::new(GEN_AI_PROMPT_NAME, prompt.to_owned()));
-                format!("{method} {prompt}")
+                format!("{method} {prompt}").into()
             }
             Target::Resource(uri) => {
                 attributes.push(KeyValue::new(MCP_RESOURCE_URI, uri.to_owned()));
-                method.to_owned()
+                method.into()
             }
-            Target::None => method.to_owned(),
+            Target::None => method.into(),
         };
-        let span = tracing
-            .tracer
+        let tracer = &tracing.inner.tracer;
+        let span = tracer
             .span_builder(name)
             .with_kind(SpanKind::Server)
             .with_attributes(attributes)
-            .start_with_context(&tracing.tracer, &parent);
+            .start_with_context(tracer, &parent);
         RequestSpan {
-            span: Some((parent.with_span(span), tracing.tracer.clone())),
+            span: Some((parent.with_span(span), tracing.clone())),
         }
     }
 
@@ -142,14 +155,18 @@ impl RequestSpan {
 
     /// Put the run's facts on the span: `run`'s name, and what `events`
     /// (the events this request added to the run's record) say, by
-    /// [`trace::facts`].
-    pub(crate) fn facts(&self, run: &str, events: &[Event], map: &DeclaredMap) {
-        let Some((context, _)) = &self.span else {
+    /// [`trace::facts`] — made on the export thread when the span is sent,
+    /// off the answering path (here only when too many spans wait).
+    pub(crate) fn facts(&self, run: &str, events: &[Arc<Event>], map: &Arc<DeclaredMap>) {
+        let Some((context, tracing)) = &self.span else {
             return;
         };
         let span = context.span();
         span.set_attribute(KeyValue::new(trace::RUN, run.to_owned()));
-        put_facts(&span, trace::facts(events, map));
+        let id = span.span_context().span_id();
+        if !tracing.inner.deferred.defer(id, events, map) {
+            put_facts(&span, trace::facts(events.iter().map(|e| &**e), map));
+        }
     }
 
     /// Mark the span failed: `error.type` is `kind`, the status `message`.
@@ -172,9 +189,10 @@ impl RequestSpan {
     /// The client span of a call of `tool` forwarded to the upstream
     /// `server`, a child of this span.
     pub(crate) fn forward(&self, server: &str, tool: &str) -> ForwardSpan {
-        let Some((parent, tracer)) = &self.span else {
+        let Some((parent, tracing)) = &self.span else {
             return ForwardSpan { span: None };
         };
+        let tracer = &tracing.inner.tracer;
         let span = tracer
             .span_builder(format!("tools/call {tool}"))
             .with_kind(SpanKind::Client)
@@ -212,11 +230,20 @@ impl ForwardSpan {
         let Some(context) = &self.span else {
             return;
         };
-        let mut carrier = std::collections::HashMap::new();
-        TraceContextPropagator::new().inject_context(context, &mut carrier);
-        meta.0.remove("tracestate");
-        for (key, value) in carrier.into_iter().filter(|(_, value)| !value.is_empty()) {
-            meta.0.insert(key, serde_json::Value::String(value));
+        // W3C Trace Context, version 00, written here rather than through a
+        // propagator's map: it is on the answering path.
+        let span = context.span();
+        let ids = span.span_context();
+        meta.set_traceparent(traceparent(
+            &ids.trace_id().to_bytes(),
+            &ids.span_id().to_bytes(),
+            ids.trace_flags().to_u8(),
+        ));
+        let state = ids.trace_state().header();
+        if state.is_empty() {
+            meta.0.remove("tracestate");
+        } else {
+            meta.set_tracestate(state);
         }
     }
 
@@ -259,6 +286,27 @@ fn client_context(meta: &MetaObject) -> Context {
         carrier.insert("tracestate".to_owned(), state.to_owned());
     }
     TraceContextPropagator::new().extract_with_context(&Context::new(), &carrier)
+}
+
+/// A W3C `traceparent` of version 00: `00-TRACE-SPAN-FLAGS` in lowercase
+/// hexadecimal.
+fn traceparent(trace: &[u8; 16], span: &[u8; 8], flags: u8) -> String {
+    let mut text = String::with_capacity(55);
+    text.push_str("00-");
+    push_hex(&mut text, trace);
+    text.push('-');
+    push_hex(&mut text, span);
+    text.push('-');
+    push_hex(&mut text, &[flags]);
+    text
+}
+
+fn push_hex(text: &mut String, bytes: &[u8]) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    for byte in bytes {
+        text.push(char::from(HEX[usize::from(byte >> 4)]));
+        text.push(char::from(HEX[usize::from(byte & 0x0f)]));
+    }
 }
 
 fn request_id(id: &RequestId) -> String {
@@ -310,6 +358,24 @@ mod tests {
                 .span()
                 .span_context()
                 .is_valid()
+        );
+    }
+
+    #[test]
+    fn the_traceparent_written_is_the_one_the_propagator_writes() {
+        let mut meta = MetaObject::new();
+        meta.set_traceparent("00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01");
+        let context = client_context(&meta);
+        let mut carrier = std::collections::HashMap::new();
+        TraceContextPropagator::new().inject_context(&context, &mut carrier);
+        let ids = context.span().span_context().clone();
+        assert_eq!(
+            traceparent(
+                &ids.trace_id().to_bytes(),
+                &ids.span_id().to_bytes(),
+                ids.trace_flags().to_u8()
+            ),
+            carrier["traceparent"]
         );
     }
 
