@@ -845,8 +845,8 @@ impl ServerHandler for Gateway {
         request: InitializeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
-        let span = self.span("initialize", Target::None, &context);
         context.peer.set_peer_info(request.clone());
+        let span = self.span("initialize", Target::None, &context);
         span.answered(self.negotiate_initialize(&request))
     }
 

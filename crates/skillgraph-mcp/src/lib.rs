@@ -250,8 +250,8 @@ async fn shut_down(upstreams: Arc<Upstreams>) {
 ///
 /// # Errors
 ///
-/// [`ServeError`] when the map, the record file or an upstream server
-/// cannot be used, or the client's handshake fails.
+/// [`ServeError`] when the map, the record file, the OTLP endpoint or an
+/// upstream server cannot be used, or the client's handshake fails.
 pub fn serve_stdio(config: &ServeConfig) -> Result<(), ServeError> {
     let (loaded, guards) = load_checked(config)?;
     let record = config
@@ -312,8 +312,8 @@ pub fn serve_stdio(config: &ServeConfig) -> Result<(), ServeError> {
 ///
 /// # Errors
 ///
-/// [`ServeError`] when the map, the tokens file, the address or an upstream
-/// server cannot be used.
+/// [`ServeError`] when the map, the tokens file, the address, the OTLP
+/// endpoint or an upstream server cannot be used.
 pub fn serve_http(config: &ServeConfig, http: &HttpConfig) -> Result<(), ServeError> {
     let (loaded, guards) = load_checked(config)?;
     let tokens = http

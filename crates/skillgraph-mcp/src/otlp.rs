@@ -12,7 +12,7 @@
 
 mod request;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -40,11 +40,13 @@ const EXPORT_TIMEOUT: Duration = Duration::from_secs(5);
 /// An exporter that cannot be set up as given.
 #[derive(Debug, thiserror::Error)]
 #[error(
-    "the OTLP endpoint {endpoint:?} cannot be used: {reason}; give an http:// URL such as http://127.0.0.1:4318 with --otlp or OTEL_EXPORTER_OTLP_ENDPOINT"
+    "the OTLP endpoint {endpoint:?} (from {from}) cannot be used: {reason}; give an http:// URL such as http://127.0.0.1:4318 with --otlp or OTEL_EXPORTER_OTLP_ENDPOINT"
 )]
 pub struct OtlpError {
     /// The endpoint as given.
     pub endpoint: String,
+    /// Where it was given: `--otlp` or `OTEL_EXPORTER_OTLP_ENDPOINT`.
+    pub from: &'static str,
     /// Why it cannot be used.
     pub reason: String,
 }
@@ -100,8 +102,9 @@ impl SpanProcessor for Tally {
     }
 }
 
-/// The most spans whose facts wait for their export at once; past it, a
-/// span's facts are made when it ends.
+/// The most spans whose facts wait for their export at once; past it, the
+/// oldest waiting is forgotten (a span the batch queue had no room for is
+/// never exported, so its facts would wait for ever).
 const MAX_DEFERRED: usize = 4096;
 
 /// The run's facts of a span, waiting for the span's export: the events a
@@ -117,7 +120,14 @@ struct Pending {
 /// sends the span.
 #[derive(Default)]
 pub(crate) struct Deferred {
-    pending: Mutex<HashMap<SpanId, Pending>>,
+    pending: Mutex<Waiting>,
+}
+
+/// The facts waiting, by span, and the spans in the order they came.
+#[derive(Default)]
+struct Waiting {
+    by_span: HashMap<SpanId, Pending>,
+    order: VecDeque<SpanId>,
 }
 
 impl std::fmt::Debug for Deferred {
@@ -128,27 +138,31 @@ impl std::fmt::Debug for Deferred {
 
 impl Deferred {
     /// Keep `events` for the span `span`, to be made into its facts when it
-    /// is exported; `false` when too many wait already (the caller makes
-    /// the facts itself).
+    /// is exported; `false` when they cannot be kept (the caller makes the
+    /// facts itself).
     pub(crate) fn defer(
         &self,
         span: SpanId,
         events: &[Arc<Event>],
         map: &Arc<DeclaredMap>,
     ) -> bool {
-        let Ok(mut pending) = self.pending.lock() else {
+        let Ok(mut waiting) = self.pending.lock() else {
             return false;
         };
-        if pending.len() >= MAX_DEFERRED {
-            return false;
+        while waiting.by_span.len() >= MAX_DEFERRED {
+            let Some(oldest) = waiting.order.pop_front() else {
+                break;
+            };
+            waiting.by_span.remove(&oldest);
         }
-        pending.insert(
+        waiting.by_span.insert(
             span,
             Pending {
                 events: events.to_vec(),
                 map: Arc::clone(map),
             },
         );
+        waiting.order.push_back(span);
         true
     }
 
@@ -157,11 +171,11 @@ impl Deferred {
         let Ok(mut pending) = self.pending.lock() else {
             return;
         };
-        if pending.is_empty() {
+        if pending.by_span.is_empty() {
             return;
         }
-        for span in batch {
-            let Some(waiting) = pending.remove(&span.span_context.span_id()) else {
+        for span in batch.iter_mut() {
+            let Some(waiting) = pending.by_span.remove(&span.span_context.span_id()) else {
                 continue;
             };
             let facts = trace::facts(waiting.events.iter().map(|e| &**e), &waiting.map);
@@ -178,6 +192,8 @@ impl Deferred {
                     )
                 }));
         }
+        let Waiting { by_span, order } = &mut *pending;
+        order.retain(|span| by_span.contains_key(span));
     }
 }
 
@@ -237,15 +253,16 @@ impl Exporter {
     /// can use.
     pub fn new(endpoint: Option<&str>) -> Result<Option<Self>, OtlpError> {
         let from_env = std::env::var("OTEL_EXPORTER_OTLP_ENDPOINT").ok();
-        let Some(endpoint) = endpoint
-            .map(str::to_owned)
-            .or(from_env)
-            .filter(|endpoint| !endpoint.trim().is_empty())
+        let Some((endpoint, from)) = endpoint
+            .map(|given| (given.to_owned(), "--otlp"))
+            .or(from_env.map(|given| (given, "OTEL_EXPORTER_OTLP_ENDPOINT")))
+            .filter(|(endpoint, _)| !endpoint.trim().is_empty())
         else {
             return Ok(None);
         };
         let refused = |reason: String| OtlpError {
             endpoint: endpoint.clone(),
+            from,
             reason,
         };
         if !endpoint.starts_with("http://") {
@@ -441,4 +458,37 @@ fn key_value((key, value): Attribute) -> KeyValue {
         Value::Bools(values) => opentelemetry::Value::Array(opentelemetry::Array::Bool(values)),
     };
     KeyValue::new(key, value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn facts_wait_for_at_most_max_deferred_spans_the_oldest_forgotten_first() {
+        let deferred = Deferred::default();
+        let map = Arc::new(DeclaredMap {
+            skills: Vec::new(),
+            entries: Vec::new(),
+            routes: Vec::new(),
+        });
+        let total = MAX_DEFERRED + 10;
+        for n in 1..=total {
+            let id = SpanId::from_bytes(u64::try_from(n).unwrap_or(u64::MAX).to_be_bytes());
+            assert!(deferred.defer(id, &[], &map));
+        }
+        let waiting = deferred.pending.lock().expect("not poisoned");
+        assert_eq!(waiting.by_span.len(), MAX_DEFERRED);
+        assert!(
+            !waiting
+                .by_span
+                .contains_key(&SpanId::from_bytes(1u64.to_be_bytes()))
+        );
+        let last = u64::try_from(total).unwrap_or(u64::MAX);
+        assert!(
+            waiting
+                .by_span
+                .contains_key(&SpanId::from_bytes(last.to_be_bytes()))
+        );
+    }
 }

@@ -352,6 +352,12 @@ impl Relay {
                 calls.get(&link).map(|on_link| {
                     let (running, ended): (Vec<&Call>, Vec<&Call>) =
                         on_link.iter().partition(|call| call.ended.is_none());
+                    // An ended call's client may be gone (a sessionless
+                    // request's connection ends with its answer).
+                    let ended: Vec<&Call> = ended
+                        .into_iter()
+                        .filter(|call| !call.caller.peer.is_transport_closed())
+                        .collect();
                     (callers(&running), callers(&ended))
                 })
             })

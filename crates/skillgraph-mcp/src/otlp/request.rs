@@ -23,6 +23,7 @@ use skillgraph::skill_explain::trace;
 use skillgraph::skill_session::{DeclaredMap, Event};
 
 use super::{Deferred, put_facts};
+use crate::stdio::MAX_ECHO;
 
 /// The request's method (`tools/call`, `resources/read`, …).
 pub(crate) const MCP_METHOD_NAME: &str = "mcp.method.name";
@@ -120,6 +121,13 @@ impl RequestSpan {
                 version.as_str().to_owned(),
             ));
         }
+        // What the client named is kept at most MAX_ECHO characters long.
+        let target = match target {
+            Target::Tool(tool) => Target::Tool(bounded(tool)),
+            Target::Prompt(prompt) => Target::Prompt(bounded(prompt)),
+            Target::Resource(uri) => Target::Resource(bounded(uri)),
+            Target::None => Target::None,
+        };
         let name: std::borrow::Cow<'static, str> = match target {
             Target::Tool(tool) => {
                 attributes.push(KeyValue::new(GEN_AI_TOOL_NAME, tool.to_owned()));
@@ -162,6 +170,11 @@ impl RequestSpan {
             return;
         };
         let span = context.span();
+        // A span the client's sampling decision left unrecorded is never
+        // exported: its facts would wait for nothing.
+        if !span.is_recording() {
+            return;
+        }
         span.set_attribute(KeyValue::new(trace::RUN, run.to_owned()));
         let id = span.span_context().span_id();
         if !tracing.inner.deferred.defer(id, events, map) {
@@ -312,7 +325,16 @@ fn push_hex(text: &mut String, bytes: &[u8]) {
 fn request_id(id: &RequestId) -> String {
     match id {
         RequestId::Number(n) => n.to_string(),
-        RequestId::String(text) => text.to_string(),
+        RequestId::String(text) => bounded(text).to_owned(),
+    }
+}
+
+/// `text` cut to at most [`MAX_ECHO`] characters: a client's strings go on
+/// spans, which wait in memory for their export.
+fn bounded(text: &str) -> &str {
+    match text.char_indices().nth(MAX_ECHO) {
+        Some((end, _)) => &text[..end],
+        None => text,
     }
 }
 
@@ -387,6 +409,13 @@ mod tests {
         assert!(name.starts_with("run#") && !name.contains(&handle[4..]));
         assert_eq!(name, run_name(Some(handle), String::new));
         assert_eq!(run_name(None, || "fresh".to_owned()), "fresh");
+    }
+
+    #[test]
+    fn a_client_string_is_kept_at_most_max_echo_characters() {
+        let long = "é".repeat(MAX_ECHO + 5);
+        assert_eq!(bounded(&long).chars().count(), MAX_ECHO);
+        assert_eq!(bounded("lookup_order"), "lookup_order");
     }
 
     #[test]

@@ -24,8 +24,10 @@ use rmcp::transport::Transport;
 use tokio::sync::watch;
 
 /// How long a call that has its answer waits for the notifications read
-/// before it. Handling one is a send on a channel; a handler that takes
-/// longer costs its own notification's place in the order, never the call.
+/// before it. Handling one is passing it to the client's transport (a
+/// write over stdio, a channel over HTTP); a handler that takes longer
+/// costs its own notification's place in the order, and at most this wait
+/// a call.
 pub(crate) const SETTLE_WAIT: Duration = Duration::from_secs(2);
 
 /// The numbered notifications of one link, and how far they are handled.
@@ -63,8 +65,12 @@ impl Arrivals {
         let Ok(mut ahead) = self.ahead.lock() else {
             return;
         };
-        ahead.insert(number);
         let mut through = *self.through.borrow();
+        if number <= through {
+            // Given up on already by a call that stopped waiting.
+            return;
+        }
+        ahead.insert(number);
         while ahead.remove(&(through + 1)) {
             through += 1;
         }
@@ -125,11 +131,18 @@ impl Drop for Handling<'_> {
 pub(crate) struct InOrder<T> {
     inner: T,
     arrivals: std::sync::Arc<Arrivals>,
+    /// Whether the handshake's answer has been read: rmcp drops what comes
+    /// before it, so nothing before it is numbered.
+    started: bool,
 }
 
 impl<T> InOrder<T> {
     pub(crate) fn new(inner: T, arrivals: std::sync::Arc<Arrivals>) -> Self {
-        InOrder { inner, arrivals }
+        InOrder {
+            inner,
+            arrivals,
+            started: false,
+        }
     }
 }
 
@@ -145,6 +158,15 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for InOrder<T> {
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
         let mut message = self.inner.receive().await?;
+        if matches!(
+            message,
+            JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_)
+        ) {
+            self.started = true;
+        }
+        if !self.started {
+            return Some(message);
+        }
         if let JsonRpcMessage::Notification(notification) = &mut message {
             let notification = &mut notification.notification;
             // rmcp gives a notification of a `subscriptions/listen` stream
