@@ -177,11 +177,12 @@ fn check_play(spans: &[Value]) -> Result<()> {
     Ok(())
 }
 
-/// The two ways `serve` is called with a trace context: the protocol
-/// generation, the transport, and the client's trace id.
-const SERVE_CASES: [(&str, bool, &str); 2] = [
+/// The ways `serve` is called with a trace context: the protocol
+/// generation, over HTTP or not, and the client's trace id.
+const SERVE_CASES: [(&str, bool, &str); 3] = [
     ("legacy", false, "4bf92f3577b34da6a3ce929d0e0e4701"),
     ("auto", true, "4bf92f3577b34da6a3ce929d0e0e4702"),
+    ("legacy", true, "4bf92f3577b34da6a3ce929d0e0e4703"),
 ];
 
 /// The client's span id in each case's `traceparent`.
@@ -256,22 +257,25 @@ pub fn serve_exports(
         }
     }
     // Each case makes at least its handshake's, list's and call's spans.
-    let decoded = lines_of(&spans, 6);
+    let decoded = lines_of(&spans, 9);
     drop(receiver);
     let received = lines_of(&metas, SERVE_CASES.len());
-    for (mode, _, trace) in SERVE_CASES {
-        check_serve(&decoded, &received, trace).with_context(|| format!("{mode} mode"))?;
+    for (mode, http, trace) in SERVE_CASES {
+        let session = mode == "legacy" && http;
+        check_serve(&decoded, &received, trace, session)
+            .with_context(|| format!("{mode} mode, HTTP {http}"))?;
     }
     println!(
-        "ok  serve --otlp: {} spans decoded; in both generations the call's server span continues the client's trace with the route's facts and guard, and the upstream got its client span's context",
+        "ok  serve --otlp: {} spans decoded; in both generations, over stdio and HTTP, the call's server span continues the client's trace with the route's facts and guard (and a session's digest), and the upstream got its client span's context",
         decoded.len()
     );
     Ok(())
 }
 
 /// The spans of one traced call through `serve`, and the `_meta` its
-/// upstream received, held to SPEC §11.
-fn check_serve(spans: &[Value], received: &[Value], trace: &str) -> Result<()> {
+/// upstream received, held to SPEC §11; `session`: the call came in an
+/// HTTP session, which the span names by a digest.
+fn check_serve(spans: &[Value], received: &[Value], trace: &str, session: bool) -> Result<()> {
     let in_trace: Vec<&Value> = spans
         .iter()
         .filter(|span| span["trace_id"] == trace)
@@ -308,6 +312,12 @@ fn check_serve(spans: &[Value], received: &[Value], trace: &str) -> Result<()> {
         if !attributes[key].is_string() {
             bail!("the server span has no {key}: {server}");
         }
+    }
+    let named = attributes["mcp.session.id"].as_str();
+    if session != named.is_some_and(|id| id.starts_with("session#")) {
+        bail!(
+            "the server span's mcp.session.id is not a session digest as it should be (session {session}): {server}"
+        );
     }
     if attributes["skillgraph.run"]
         .as_str()

@@ -29,6 +29,9 @@ use crate::stdio::MAX_ECHO;
 pub(crate) const MCP_METHOD_NAME: &str = "mcp.method.name";
 /// The protocol revision the request was made in.
 pub(crate) const MCP_PROTOCOL_VERSION: &str = "mcp.protocol.version";
+/// The HTTP session the request came in (`Mcp-Session-Id`), as a digest:
+/// the id itself lets whoever holds it use the session.
+pub(crate) const MCP_SESSION_ID: &str = "mcp.session.id";
 /// The URI of a resource read or subscribed to.
 pub(crate) const MCP_RESOURCE_URI: &str = "mcp.resource.uri";
 /// The JSON-RPC id of the request, as a string.
@@ -115,6 +118,17 @@ impl RequestSpan {
             KeyValue::new(JSONRPC_REQUEST_ID, request_id(&context.id)),
             KeyValue::new(NETWORK_TRANSPORT, tracing.inner.transport),
         ];
+        if let Some(session) = context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.headers.get("mcp-session-id"))
+            .and_then(|id| id.to_str().ok())
+        {
+            attributes.push(KeyValue::new(
+                MCP_SESSION_ID,
+                digest_name("session#", session),
+            ));
+        }
         if let Some(version) = context.protocol_version() {
             attributes.push(KeyValue::new(
                 MCP_PROTOCOL_VERSION,
@@ -344,17 +358,18 @@ fn bounded(text: &str) -> &str {
 /// named by the handle, can be matched to it); `fresh` names one without.
 pub(crate) fn run_name(handle: Option<&str>, fresh: impl FnOnce() -> String) -> String {
     match handle {
-        Some(handle) => {
-            let digest = Sha256::digest(handle.as_bytes());
-            let mut name = String::with_capacity(20);
-            name.push_str("run#");
-            for byte in &digest[..8] {
-                name.push_str(&format!("{byte:02x}"));
-            }
-            name
-        }
+        Some(handle) => digest_name("run#", handle),
         None => fresh(),
     }
+}
+
+/// `prefix` and the first 16 hexadecimal digits of `secret`'s SHA-256.
+fn digest_name(prefix: &str, secret: &str) -> String {
+    let digest = Sha256::digest(secret.as_bytes());
+    let mut name = String::with_capacity(prefix.len() + 16);
+    name.push_str(prefix);
+    push_hex(&mut name, &digest[..8]);
+    name
 }
 
 #[cfg(test)]
