@@ -885,10 +885,8 @@ impl ServerHandler for Gateway {
     ) -> Result<CallToolResponse, ErrorData> {
         let span = self.span("tools/call", Target::Tool(request.name.as_ref()), &context);
         let answer = span.answered(self.call(request, context, &span).await);
-        if let Ok(CallToolResponse::Complete(result)) = &answer
-            && result.is_error == Some(true)
-        {
-            span.failed("tool_error", "the tool's answer is an error");
+        if let Ok(CallToolResponse::Complete(result)) = &answer {
+            span.tool_answered(result);
         }
         answer
     }
@@ -957,6 +955,7 @@ impl ServerHandler for Gateway {
             },
         )
     }
+
     async fn list_resource_templates(
         &self,
         _request: Option<PaginatedRequestParams>,

@@ -431,10 +431,8 @@ impl Upstreams {
         }
         .await;
         match &answer {
-            Ok(Answer::Result(result)) if result.is_error == Some(true) => {
-                forward.failed("tool_error", "the tool's answer is an error");
-            }
-            Ok(_) => {}
+            Ok(Answer::Result(result)) => forward.tool_answered(result),
+            Ok(Answer::InputRequired(_)) => {}
             Err(failure) => forward.failed(&failure.kind, &failure.text),
         }
         answer.map_err(|failure| failure.text)

@@ -16,7 +16,7 @@ use opentelemetry::{Context, KeyValue};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::SdkTracer;
 use rmcp::RoleServer;
-use rmcp::model::{ErrorData, MetaObject, RequestId};
+use rmcp::model::{CallToolResult, ErrorData, MetaObject, RequestId};
 use rmcp::service::RequestContext;
 use sha2::{Digest, Sha256};
 use skillgraph::skill_explain::trace;
@@ -199,9 +199,15 @@ impl RequestSpan {
     /// Mark the span failed: `error.type` is `kind`, the status `message`.
     pub(crate) fn failed(&self, kind: &str, message: &str) {
         if let Some((context, _)) = &self.span {
-            let span = context.span();
-            span.set_attribute(KeyValue::new(ERROR_TYPE, kind.to_owned()));
-            span.set_status(Status::error(message.to_owned()));
+            mark_failed(context, kind, message);
+        }
+    }
+
+    /// Mark the span failed with `tool_error` when `result` is a tool's
+    /// error answer.
+    pub(crate) fn tool_answered(&self, result: &CallToolResult) {
+        if let Some((context, _)) = &self.span {
+            mark_tool_error(context, result);
         }
     }
 
@@ -286,10 +292,32 @@ impl ForwardSpan {
     /// Mark the call failed.
     pub(crate) fn failed(&self, kind: &str, message: &str) {
         if let Some(context) = &self.span {
-            let span = context.span();
-            span.set_attribute(KeyValue::new(ERROR_TYPE, kind.to_owned()));
-            span.set_status(Status::error(message.to_owned()));
+            mark_failed(context, kind, message);
         }
+    }
+
+    /// Mark the call failed with `tool_error` when `result` is a tool's
+    /// error answer.
+    pub(crate) fn tool_answered(&self, result: &CallToolResult) {
+        if let Some(context) = &self.span {
+            mark_tool_error(context, result);
+        }
+    }
+}
+
+/// Mark the span of `context` failed: `error.type` is `kind`, the status
+/// `message`.
+fn mark_failed(context: &Context, kind: &str, message: &str) {
+    let span = context.span();
+    span.set_attribute(KeyValue::new(ERROR_TYPE, kind.to_owned()));
+    span.set_status(Status::error(message.to_owned()));
+}
+
+/// Mark the span of `context` failed with `tool_error` when `result` is an
+/// error answer (`isError`).
+fn mark_tool_error(context: &Context, result: &CallToolResult) {
+    if result.is_error == Some(true) {
+        mark_failed(context, "tool_error", "the tool's answer is an error");
     }
 }
 
