@@ -14,12 +14,14 @@ const EXTERNAL: [&str; 4] = ["serde", "serde_json", "thiserror", "smallvec"];
 
 /// External crates one library crate may use beyond [`EXTERNAL`], each small
 /// and well kept, for what that crate does: `smol_str` keeps a guard's keys
-/// and string values inline; the Agent Skills reader reads YAML with
+/// and string values inline, and `regress` (vendored with two patches,
+/// `vendor/regress/PATCHES.md`) runs start rules' ECMAScript regular
+/// expressions; the Agent Skills reader reads YAML with
 /// `saphyr-parser` and names with the Unicode crates; the run's page places
 /// the map with the graph-layout crate `rust-sugiyama` (SPEC §1: "+ a graph
 /// layout crate").
 const EXTERNAL_OF: [(&str, &[&str]); 3] = [
-    ("skill-guard", &["smol_str"]),
+    ("skill-guard", &["smol_str", "regress"]),
     ("skill-explain", &["rust-sugiyama"]),
     (
         "skill-md",

@@ -7,9 +7,10 @@ use skill_checkup::{
     Vocabulary, assert_vocabulary, check_vocabularies, tool_only_delivery_refusal,
 };
 use skill_core::{
-    GuardViewInput, ReadSkillOffer, Skill, classify_target, resolve_surface_mode,
+    GuardViewInput, ReadSkillOffer, Skill, Start, classify_target, resolve_surface_mode,
     resolved_surface_mode_of,
 };
+use skill_guard::start::{Matcher, Message, Outcome, StartRules};
 use skill_guard::{Guard, Preconditions, mermaid_caption, plain_caption, unsatisfiable};
 use skill_tools::{Execute, NO_DESCRIPTION, list_skills, offer_view, read_skill};
 
@@ -17,7 +18,7 @@ use crate::Case;
 use crate::compare::json_equal;
 
 /// Every suite this runner checks.
-pub const SUITES: [&str; 12] = [
+pub const SUITES: [&str; 14] = [
     "target.classify",
     "surface.resolve",
     "guard.compile",
@@ -30,6 +31,8 @@ pub const SUITES: [&str; 12] = [
     "delivery.resolved_mode",
     "tools.read_skill",
     "tools.list_skills",
+    "turn.match",
+    "turn.route",
 ];
 
 /// Why a case did not pass.
@@ -66,6 +69,8 @@ pub fn check_case(case: &Case) -> Result<(), Mismatch> {
         "delivery.resolved_mode" => delivery_resolved_mode(input),
         "tools.read_skill" => tools_read_skill(input, &case.expect),
         "tools.list_skills" => tools_list_skills(input),
+        "turn.match" => turn_match(input),
+        "turn.route" => turn_route(input),
         _ => return Err(Mismatch::UnknownSuite),
     }
     .map_err(Mismatch::BadInput)?;
@@ -292,4 +297,45 @@ fn tools_list_skills(input: &Value) -> Answer {
         })
         .collect();
     Ok(json!({ "withheld": false, "catalog": catalog }))
+}
+
+fn turn_match(input: &Value) -> Answer {
+    let message = field(input, "message")?
+        .as_str()
+        .ok_or("`message` is not a string")?;
+    let matcher = match Matcher::compile(field(input, "match")?) {
+        Ok(matcher) => matcher,
+        Err(error) => return Ok(json!({ "ok": false, "refusal": error.code() })),
+    };
+    Ok(match matcher.find(&Message::new(message)) {
+        Outcome::Matched(witness) => json!({ "ok": true, "matched": true, "witness": witness }),
+        Outcome::Missed => json!({ "ok": true, "matched": false, "witness": null }),
+        outcome => return Err(format!("the matcher could not decide: {outcome:?}")),
+    })
+}
+
+fn turn_route(input: &Value) -> Answer {
+    let start = Start {
+        rules: serde_json::from_value(field(input, "rules")?.clone())
+            .map_err(|e| format!("`rules`: {e}"))?,
+        never_routes: Vec::new(),
+    };
+    let message = field(input, "message")?
+        .as_str()
+        .ok_or("`message` is not a string")?;
+    let hidden = match input.get("hidden") {
+        Some(_) => str_list(input, "hidden")?,
+        None => Vec::new(),
+    };
+    let rules = StartRules::compile(Some(&start)).map_err(|e| e.to_string())?;
+    let routing = rules.route(message, |id| hidden.contains(&id));
+    if !routing.gave_up.is_empty() {
+        return Err(format!("rules {:?} could not decide", routing.gave_up));
+    }
+    Ok(match routing.routed {
+        Some(routed) => json!({ "routed": {
+            "rule": routed.rule, "use": routed.use_skill, "witness": routed.witness,
+        } }),
+        None => json!({ "routed": null }),
+    })
 }

@@ -46,7 +46,7 @@ mod view;
 mod view_input;
 
 pub use id_hash::{BuildIdHasher, IdHashMap, IdHashSet, IdHasher};
-pub use map::{Route, SkillMap};
+pub use map::{Route, SkillMap, Start, StartRule};
 pub use move_by::MoveBy;
 pub use number::{exact_integer, js_number};
 pub use offer::{Menu, MenuCandidate, ReadSkillOffer};

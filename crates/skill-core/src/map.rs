@@ -58,6 +58,55 @@ impl Route {
     }
 }
 
+/// The map's `start` block (SPEC §13): rules over the user's message that
+/// say, as data, which skill a turn starts on, and phrases that must start
+/// nowhere. Its matchers stay JSON here; `skill-guard` compiles them.
+///
+/// ```
+/// use skill_core::SkillMap;
+///
+/// let map: SkillMap = serde_json::from_str(r#"{
+///     "skills": [{ "id": "refunds" }],
+///     "start": {
+///         "rules": [{ "use": "refunds", "match": { "keywords": ["refund"] },
+///                     "examples": ["I want a refund"], "label": "refund words" }],
+///         "never_routes": ["thanks"]
+///     }
+/// }"#)?;
+/// let start = map.start.as_ref().map(|s| &s.rules[0]);
+/// assert_eq!(start.map(|r| r.use_skill.as_str()), Some("refunds"));
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Start {
+    /// The rules, tried in declaration order.
+    #[serde(default)]
+    pub rules: Vec<StartRule>,
+    /// Phrases no rule may match.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub never_routes: Vec<String>,
+}
+
+/// One start rule: the skill a matching message starts on, its matcher, and
+/// the examples that prove it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StartRule {
+    /// The skill the turn starts on (`use` in JSON).
+    #[serde(rename = "use")]
+    pub use_skill: String,
+    /// The matcher, as declared (`regex`, `keywords` or `all`; SPEC §13.1).
+    #[serde(rename = "match")]
+    pub matcher: serde_json::Value,
+    /// Messages this rule must start on.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub examples: Vec<String>,
+    /// A name for people reading the map.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+}
+
 /// A map of skills, entries and routes.
 ///
 /// ```
@@ -85,6 +134,9 @@ pub struct SkillMap {
     /// The routes, in declaration order.
     #[serde(default)]
     pub routes: Vec<Route>,
+    /// Where a turn starts, by rule (SPEC §13).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<Start>,
 }
 
 impl SkillMap {
@@ -303,6 +355,7 @@ mod tests {
                 Route::new("triage", "triage"),
                 Route::new("billing", "audit"),
             ],
+            start: None,
         }
     }
 

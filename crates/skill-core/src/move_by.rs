@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// What moved the cursor at the end of an iteration (or that nothing did).
 /// Route resolution answers `route` or `stay`; a session adds `model`, the
-/// pending pick.
+/// pending pick, and `rule`, a start rule at the start of a turn.
 ///
 /// ```
 /// use skill_core::MoveBy;
@@ -22,16 +22,19 @@ pub enum MoveBy {
     Route,
     /// The model's accepted pick.
     Model,
+    /// A start rule matched the turn's message (SPEC §13.2).
+    Rule,
     /// Nothing: the cursor stays.
     Stay,
 }
 
 impl MoveBy {
-    /// `route`, `model` or `stay`, as the record spells it.
+    /// `route`, `model`, `rule` or `stay`, as the record spells it.
     pub fn as_str(self) -> &'static str {
         match self {
             MoveBy::Route => "route",
             MoveBy::Model => "model",
+            MoveBy::Rule => "rule",
             MoveBy::Stay => "stay",
         }
     }

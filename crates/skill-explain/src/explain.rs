@@ -530,6 +530,7 @@ impl Explanation {
                 .collect(),
             entries: self.map.entries.clone(),
             routes: self.map.routes.clone(),
+            start: None,
         };
         let path: Vec<PathStep<'_>> = self
             .chain

@@ -45,6 +45,7 @@ mod js_number;
 mod js_value;
 mod result_fields;
 mod route;
+pub mod start;
 mod text;
 mod unsatisfiable;
 mod witness;

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 pub use skill_core::MoveBy;
-use skill_core::{Flavor, Menu, Route, Skill, SkillMap, TargetClass, ToolDecl, Trigger};
+use skill_core::{Flavor, Menu, Route, Skill, SkillMap, Start, TargetClass, ToolDecl, Trigger};
 use skill_guard::{ConditionValue, Conflict, GuardEvaluation, Operator};
 use skill_tools::OwnedOfferView;
 
@@ -250,6 +250,9 @@ pub struct DeclaredMap {
     pub entries: Vec<String>,
     /// The routes, in declaration order, as the map declares them.
     pub routes: Vec<Route>,
+    /// The start block, as the map declares it (SPEC §13).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<Start>,
 }
 
 impl DeclaredMap {
@@ -289,6 +292,7 @@ impl DeclaredMap {
                 .collect(),
             entries: self.entries.clone(),
             routes: self.routes.clone(),
+            start: self.start.clone(),
         }
     }
 
@@ -308,6 +312,7 @@ impl DeclaredMap {
                 .collect(),
             entries: map.entries.clone(),
             routes: map.routes.clone(),
+            start: map.start.clone(),
         }
     }
 }

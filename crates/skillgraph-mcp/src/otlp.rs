@@ -329,6 +329,7 @@ impl Exporter {
                 skills: Vec::new(),
                 entries: Vec::new(),
                 routes: Vec::new(),
+                start: None,
             }),
             run: Context::new().with_span(run),
             turn: None,
@@ -471,6 +472,7 @@ mod tests {
             skills: Vec::new(),
             entries: Vec::new(),
             routes: Vec::new(),
+            start: None,
         });
         let total = MAX_DEFERRED + 10;
         for n in 1..=total {

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use skill_checkup::{Checkup, Problem, ProblemCode, check_compiled_map, check_map};
-use skill_core::{Flavor, Route, Skill, SkillMap, Step, SurfaceMode, ToolDecl, Trigger};
+use skill_core::{Flavor, Route, Skill, SkillMap, Start, Step, SurfaceMode, ToolDecl, Trigger};
 use skill_guard::RouteGuards;
 
 use skill_md::{SkillFile, read_skill_md};
@@ -139,6 +139,8 @@ struct MapFile {
     entries: Vec<String>,
     #[serde(default)]
     routes: Vec<Route>,
+    #[serde(default)]
+    start: Option<Start>,
     #[serde(default, rename = "mcpServers")]
     mcp_servers: BTreeMap<String, McpServer>,
 }
@@ -243,6 +245,8 @@ struct FolderMap {
     #[serde(default)]
     routes: Vec<Route>,
     #[serde(default)]
+    start: Option<Start>,
+    #[serde(default)]
     skills: BTreeMap<String, SkillSettings>,
     #[serde(default, rename = "mcpServers")]
     mcp_servers: BTreeMap<String, McpServer>,
@@ -271,6 +275,7 @@ pub fn load(path: &Path) -> Result<Loaded, LoadError> {
                 skills: file.skills,
                 entries: file.entries,
                 routes: file.routes,
+                start: file.start,
             },
             mcp_servers: file.mcp_servers,
             problems: Vec::new(),
@@ -324,6 +329,7 @@ fn load_folder(root: &Path) -> Result<Loaded, LoadError> {
     let FolderMap {
         entries,
         mut routes,
+        start,
         skills: mut settings,
         mcp_servers,
     } = folder_map.unwrap_or_default();
@@ -351,6 +357,7 @@ fn load_folder(root: &Path) -> Result<Loaded, LoadError> {
             skills,
             entries,
             routes,
+            start,
         },
         mcp_servers,
         problems,
