@@ -10,7 +10,7 @@ use skill_guard::{evidence_caption, preconditions_pass};
 use skill_session::{
     CallEvent, CallPolicy, CallRefusal, ConditionRecord, ConflictRecord, DeclaredMap, Event,
     GuardRecord, MoveBy, MoveEvent, OwnedOfferView, OwnedRow, Posture, ReadEvent, Record, Refusal,
-    ResultEvent, StartEvent,
+    ResultEvent, RoutedRecord, StartEvent, TurnEvent,
 };
 
 use crate::draw::{PathStep, mermaid_with_path};
@@ -105,6 +105,9 @@ pub struct Link {
     /// With `by: model`: the pick and the offer it was made from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pick: Option<PickCause>,
+    /// With `by: rule`: the start rule that decided the turn's start.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<RuleCause>,
     /// The routes that closed during the iteration, each with the
     /// conditions that closed it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -118,6 +121,20 @@ pub struct Link {
     /// Whether the declared map has this move: a route from `from` to `to`,
     /// or `to` an entry (always true of a stay).
     pub declared: bool,
+}
+
+/// The start rule behind a `rule` move (SPEC §13.3).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RuleCause {
+    /// The turn it started, counting from 1.
+    pub turn: u64,
+    /// The rule's index in `start.rules`, from 0.
+    pub rule: usize,
+    /// The rule's label, when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The matched text.
+    pub witness: String,
 }
 
 /// The route that fired, and its evidence.
@@ -227,14 +244,14 @@ pub fn explain(record: &Record, iteration: Option<u64>) -> Result<Explanation, E
     for (index, event) in record.events.iter().enumerate().skip(1) {
         match event {
             Event::Start(_) => return Err(ExplainError::SecondStart { index }),
-            Event::Turn(_) => walk.activated.clear(),
+            Event::Turn(turn) => walk.turn(turn),
             Event::Offer(offer) => walk.offer = Some((offer.iteration, &offer.view)),
             Event::Read(read) => walk.read(read),
             Event::Call(call) => walk.call(call),
             Event::Result(result) => walk.batch.push(result),
             Event::Move(moved) => {
                 walk.moved(moved);
-                if iteration == Some(moved.iteration) {
+                if moved.by != MoveBy::Rule && iteration == Some(moved.iteration) {
                     break;
                 }
             }
@@ -251,7 +268,7 @@ fn last_ended(events: &[Event]) -> u64 {
         .iter()
         .rev()
         .find_map(|event| match event {
-            Event::Move(moved) => Some(moved.iteration),
+            Event::Move(moved) if moved.by != MoveBy::Rule => Some(moved.iteration),
             _ => None,
         })
         .unwrap_or(0)
@@ -269,6 +286,9 @@ struct Walk<'r> {
     chain: Vec<Link>,
     refused: Vec<RefusedRead>,
     refused_calls: Vec<RefusedCall>,
+    /// Turns begun so far, and the rule that decided the last one's start.
+    turns: u64,
+    routed: Option<&'r RoutedRecord>,
 }
 
 impl<'r> Walk<'r> {
@@ -282,7 +302,15 @@ impl<'r> Walk<'r> {
             chain: Vec::new(),
             refused: Vec::new(),
             refused_calls: Vec::new(),
+            turns: 0,
+            routed: None,
         }
+    }
+
+    fn turn(&mut self, turn: &'r TurnEvent) {
+        self.activated.clear();
+        self.turns += 1;
+        self.routed = turn.routed.as_ref();
     }
 
     fn call(&mut self, call: &CallEvent) {
@@ -317,6 +345,15 @@ impl<'r> Walk<'r> {
             offer: self.offer.map(|(_, view)| view.clone()),
             declined_offer: moved.declined_offer,
         });
+        let rule = (moved.by == MoveBy::Rule)
+            .then_some(self.routed)
+            .flatten()
+            .map(|routed| RuleCause {
+                turn: self.turns,
+                rule: routed.rule,
+                label: routed.label.clone(),
+                witness: routed.witness.clone(),
+            });
         self.chain.push(Link {
             iteration: moved.iteration,
             from: moved.from.clone(),
@@ -324,6 +361,7 @@ impl<'r> Walk<'r> {
             by: moved.by,
             route,
             pick,
+            rule,
             closed: moved.guards_closed.iter().map(closed_route).collect(),
             superseded: moved.superseded.clone(),
             conflict: moved.conflict.clone(),
@@ -433,7 +471,17 @@ fn closed_route(guard: &GuardRecord) -> ClosedRoute {
 /// Whether `map` has a move from `from` to `to`: a route, or an entry.
 /// Whether `map` declares `moved`: a stay always, else a route or an entry.
 pub(crate) fn move_declared(map: &DeclaredMap, moved: &MoveEvent) -> bool {
-    moved.by == MoveBy::Stay || declares(map, moved.from.as_deref(), moved.to.as_deref())
+    match moved.by {
+        MoveBy::Stay => true,
+        // A rule's move is declared by a start rule naming its target.
+        MoveBy::Rule => map.start.as_ref().is_some_and(|start| {
+            start
+                .rules
+                .iter()
+                .any(|rule| Some(rule.use_skill.as_str()) == moved.to.as_deref())
+        }),
+        _ => declares(map, moved.from.as_deref(), moved.to.as_deref()),
+    }
 }
 
 fn declares(map: &DeclaredMap, from: Option<&str>, to: Option<&str>) -> bool {
@@ -462,7 +510,7 @@ impl Explanation {
             self.posture.as_str()
         );
         if !self.chain.is_empty() {
-            let _ = writeln!(out, "\nMoves, one per iteration:");
+            let _ = writeln!(out, "\nMoves:");
         }
         for link in &self.chain {
             link_text(link, &mut out);
@@ -555,12 +603,29 @@ impl Explanation {
     }
 }
 
+/// `turn 2 started on refunds by the rule 'refund words' (rules[0]):
+/// 'refund' in the message` (SPEC §13.3).
+pub(crate) fn rule_text(rule: &RuleCause, to: &str) -> String {
+    let by = match &rule.label {
+        Some(label) => format!("the rule '{label}' (rules[{}])", rule.rule),
+        None => format!("rules[{}]", rule.rule),
+    };
+    format!(
+        "turn {} started on {to} by {by}: '{}' in the message",
+        rule.turn, rule.witness
+    )
+}
+
 fn link_text(link: &Link, out: &mut String) {
     let (from, to) = (shown(link.from.as_deref()), shown(link.to.as_deref()));
     let head = match link.by {
         MoveBy::Stay => format!("stayed on {from}"),
         MoveBy::Route => format!("{from} → {to} by route {from}→{to}"),
         MoveBy::Model => format!("{from} → {to} by the model's pick of {to}"),
+        MoveBy::Rule => match &link.rule {
+            Some(rule) => rule_text(rule, to),
+            None => format!("{from} → {to} by a start rule"),
+        },
         other => format!("{from} → {to} by {}", other.as_str()),
     };
     let _ = write!(out, "  iteration {}: {head}", link.iteration);

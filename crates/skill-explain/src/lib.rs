@@ -54,6 +54,6 @@ pub mod trace;
 pub use draw::mermaid;
 pub use explain::{
     ActiveSkill, ClosedRoute, ExplainError, Explanation, Link, PickCause, RefusedRead, RouteCause,
-    explain,
+    RuleCause, explain,
 };
 pub use page::page;

@@ -463,9 +463,12 @@ fn timeline(explanation: &Explanation, rows: &[Row<'_>], out: &mut String) {
         out.push_str("<p>The record holds no iteration.</p>\n");
         return;
     }
+    // A rule's move is told by its turn's line, so a row's link is the move
+    // that ended the iteration.
     let links: HashMap<u64, &Link> = explanation
         .chain
         .iter()
+        .filter(|link| link.by != MoveBy::Rule)
         .map(|link| (link.iteration, link))
         .collect();
     let descriptions: HashMap<&str, &str> = explanation
@@ -501,6 +504,21 @@ fn timeline(explanation: &Explanation, rows: &[Row<'_>], out: &mut String) {
                 "<p class=\"turn\">A turn began. The user said: <q>{}</q></p>",
                 esc(&shown_text(&turn.user_message))
             );
+            if let Some(routed) = &turn.routed {
+                let by = match &routed.label {
+                    Some(label) => {
+                        format!("The rule “{}” (rules[{}])", cut_label(label), routed.rule)
+                    }
+                    None => format!("The rule rules[{}]", routed.rule),
+                };
+                let _ = writeln!(
+                    out,
+                    "<p class=\"rule\">{} started it on <code>{}</code>: <q>{}</q> in the message.</p>",
+                    esc(&by),
+                    esc(&shown_text(&routed.use_skill)),
+                    esc(&shown_text(&routed.witness))
+                );
+            }
         }
         if let Some(link) = link {
             cause(link, out);

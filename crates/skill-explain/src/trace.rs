@@ -11,7 +11,9 @@
 //! under `skillgraph.*`. A driver that has spans of its own (the MCP
 //! server's span per request) puts the same facts on them with [`facts`].
 
-use skill_session::{CallEvent, DeclaredMap, Event, GuardRecord, MoveEvent, ReadEvent, Record};
+use skill_session::{
+    CallEvent, DeclaredMap, Event, GuardRecord, MoveEvent, ReadEvent, Record, TurnEvent,
+};
 
 /// The run's handle, or the session's name a host gives it.
 pub const RUN: &str = "skillgraph.run";
@@ -38,6 +40,32 @@ pub const TURN: &str = "skillgraph.turn";
 /// The length of the user's message in bytes, on a turn's span (the words
 /// themselves stay in the record).
 pub const TURN_MESSAGE_BYTES: &str = "skillgraph.turn.message_bytes";
+
+/// On a turn's span whose start a rule decided: the rule's index in
+/// `start.rules`, from 0 (the matched text, the user's words, stays in the
+/// record).
+pub const TURN_RULE: &str = "skillgraph.turn.rule";
+/// On a turn's span whose start a rule decided: the rule's label.
+pub const TURN_RULE_LABEL: &str = "skillgraph.turn.rule.label";
+/// On a turn's span whose start a rule decided: the skill it started on.
+pub const TURN_START: &str = "skillgraph.turn.start";
+
+/// The attributes of the span of turn `number` (from 1): its number, the
+/// length of its message, and the start rule that decided it, if any.
+pub fn turn_attributes(number: i64, turn: &TurnEvent) -> Vec<Attribute> {
+    let mut attributes = vec![
+        (TURN, Value::Int(number)),
+        (TURN_MESSAGE_BYTES, Value::Int(int(turn.user_message.len()))),
+    ];
+    if let Some(routed) = &turn.routed {
+        attributes.push((TURN_RULE, Value::Int(int(routed.rule))));
+        if let Some(label) = &routed.label {
+            attributes.push((TURN_RULE_LABEL, Value::String(label.clone())));
+        }
+        attributes.push((TURN_START, Value::String(routed.use_skill.clone())));
+    }
+    attributes
+}
 
 /// The event of an evaluated guard.
 pub const GUARD_EVENT: &str = "skillgraph.guard";
@@ -227,13 +255,7 @@ pub fn spans(record: &Record) -> Vec<Span> {
             spans.push(Span {
                 name: "skillgraph turn",
                 parent: Some(0),
-                attributes: vec![
-                    (TURN, Value::Int(turns)),
-                    (
-                        TURN_MESSAGE_BYTES,
-                        Value::Int(i64::try_from(begun.user_message.len()).unwrap_or(i64::MAX)),
-                    ),
-                ],
+                attributes: turn_attributes(turns, begun),
                 events: Vec::new(),
             });
             turn = Some(spans.len() - 1);

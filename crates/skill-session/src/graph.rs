@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use skill_core::{IdHashMap, Skill, SkillMap, ToolResult};
+use skill_guard::start::{StartRules, StartRulesErrors};
 use skill_guard::{CursorMove, Iteration, MapGuardErrors, RouteGuards};
 use skill_tools::{DEFAULT_CATALOG_BUDGET, ToolDescriptor, list_skills};
 
@@ -16,6 +17,9 @@ pub enum GraphError {
     /// A route's guard does not compile; each is named by its route.
     #[error("this map cannot run sessions: {0}")]
     GuardRefused(#[from] MapGuardErrors),
+    /// A start rule's matcher does not compile; each is named by its place.
+    #[error("this map cannot run sessions: {0}")]
+    RuleRefused(#[from] StartRulesErrors),
 }
 
 impl GraphError {
@@ -23,6 +27,7 @@ impl GraphError {
     pub fn code(&self) -> &'static str {
         match self {
             GraphError::GuardRefused(errors) => errors.code(),
+            GraphError::RuleRefused(errors) => errors.code(),
         }
     }
 }
@@ -47,6 +52,7 @@ impl GraphError {
 pub struct Graph {
     map: SkillMap,
     guards: RouteGuards,
+    start: StartRules,
     /// The last catalog position of each id: the skill that stands for it.
     positions: IdHashMap<String, usize>,
     open: Vec<String>,
@@ -56,23 +62,26 @@ pub struct Graph {
 }
 
 impl Graph {
-    /// Compile every route guard of `map` once.
+    /// Compile every route guard and start rule of `map` once.
     ///
     /// # Errors
     ///
     /// [`GraphError::GuardRefused`] when a guard does not compile, naming
-    /// every such route (`route triage→refunds: …`).
+    /// every such route (`route triage→refunds: …`);
+    /// [`GraphError::RuleRefused`] when a start rule's matcher does not.
     pub fn new(map: SkillMap) -> Result<Self, GraphError> {
         let guards = RouteGuards::compile(&map)?;
-        Ok(Graph::with_guards(map, guards))
+        let start = StartRules::compile(map.start.as_ref())?;
+        Ok(Graph::with_compiled(map, guards, start))
     }
 
-    /// A graph of `map` whose route guards a host compiled already (to
-    /// check the map with the same guards: `skill_checkup::
-    /// check_compiled_map`), so that no guard is compiled twice. `guards`
-    /// must be `RouteGuards::compile(&map)`'s: route `i` is judged by guard
-    /// `i`.
-    pub fn with_guards(map: SkillMap, guards: RouteGuards) -> Self {
+    /// A graph of `map` whose route guards and start rules a host compiled
+    /// already (to check the map with the same guards: `skill_checkup::
+    /// check_compiled_map`, and to refuse a map before any runtime starts),
+    /// so that nothing is compiled twice. `guards` must be
+    /// `RouteGuards::compile(&map)`'s (route `i` is judged by guard `i`) and
+    /// `start` `StartRules::compile(map.start.as_ref())`'s.
+    pub fn with_compiled(map: SkillMap, guards: RouteGuards, start: StartRules) -> Self {
         let mut positions = IdHashMap::default();
         for (at, skill) in map.skills.iter().enumerate() {
             positions.insert(skill.id.clone(), at);
@@ -80,6 +89,7 @@ impl Graph {
         let open = map.open_skills().into_iter().map(str::to_owned).collect();
         Graph {
             guards,
+            start,
             positions,
             open,
             declared: Arc::new(DeclaredMap::of(&map)),
@@ -87,6 +97,11 @@ impl Graph {
             catalog_budget: DEFAULT_CATALOG_BUDGET,
             map,
         }
+    }
+
+    /// The map's start rules, compiled (none without a start block).
+    pub fn start_rules(&self) -> &StartRules {
+        &self.start
     }
 
     /// The graph with its `read_skill` description kept within

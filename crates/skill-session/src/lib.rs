@@ -64,7 +64,7 @@ pub use reader::{Record, RecordError, read_record};
 pub use record::{
     CallEvent, CallPolicy, CallRefusal, ConditionRecord, ConflictRecord, DeclaredMap,
     DeclaredSkill, Event, GuardRecord, MoveBy, MoveEvent, OfferEvent, Posture, RECORD_VERSION,
-    RESULT_HEAD_BYTES, ReadEvent, Refusal, ResultEvent, StartEvent, TurnEvent,
+    RESULT_HEAD_BYTES, ReadEvent, Refusal, ResultEvent, RoutedRecord, StartEvent, TurnEvent,
 };
 pub use replay::{ReplayError, first_difference, replay};
 pub use run::{Run, RunAnswer, RunCall, RunRead};

@@ -199,8 +199,8 @@ impl Event {
     /// ```
     /// use skill_session::{Event, TurnEvent};
     ///
-    /// let turn = Event::Turn(TurnEvent { iteration: 1, user_message: "hi".into(), menu: None });
-    /// assert_eq!(turn.to_line(), r#"{"v":1,"event":"turn","iteration":1,"user_message":"hi"}"#);
+    /// let turn = Event::Turn(TurnEvent { iteration: 1, user_message: "hi".into(), menu: None, routed: None, gave_up: vec![] });
+    /// assert_eq!(turn.to_line(), r#"{"v":1,"event":"turn","iteration":1,"user_message":"hi","routed":null}"#);
     /// ```
     pub fn to_line(&self) -> String {
         let line = Line {
@@ -353,6 +353,31 @@ pub struct TurnEvent {
     /// The host's advisory menu for the turn, when it gave one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub menu: Option<Menu>,
+    /// The start rule that decided where the turn starts (SPEC §13.3), or
+    /// `null` when none matched (absent in records of maps written before
+    /// start rules, which read as `null`).
+    #[serde(default)]
+    pub routed: Option<RoutedRecord>,
+    /// The rules tried before the deciding one (or all, with none) whose
+    /// regex gave up at the bound on backtracking, by index: they did not
+    /// decide, whatever the message holds.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gave_up: Vec<usize>,
+}
+
+/// The start rule that decided a turn's start: `{ rule, use, label?, witness }`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoutedRecord {
+    /// The rule's index in `start.rules`, from 0.
+    pub rule: usize,
+    /// The skill the turn starts on.
+    #[serde(rename = "use")]
+    pub use_skill: String,
+    /// The rule's label, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The matched text (SPEC §13.1).
+    pub witness: String,
 }
 
 /// `offer`: the `read_skill` offer the model was shown.

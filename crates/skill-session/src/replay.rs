@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use skill_core::ToolResult;
+use skill_core::{MoveBy, ToolResult};
 
 use crate::graph::Graph;
 use crate::record::{Event, ResultEvent};
@@ -84,7 +84,9 @@ pub fn replay(graph: &Arc<Graph>, events: &[Event]) -> Result<Vec<Event>, Replay
     for (index, event) in events.iter().enumerate().skip(1) {
         match event {
             Event::Start(_) => return Err(ReplayError::SecondStart { index }),
-            Event::Turn(turn) => session.begin_turn(turn.user_message.clone(), turn.menu.clone()),
+            Event::Turn(turn) => {
+                session.begin_turn(turn.user_message.clone(), turn.menu.clone());
+            }
             Event::Offer(_) => {
                 session.tools();
             }
@@ -118,6 +120,8 @@ pub fn replay(graph: &Arc<Graph>, events: &[Event]) -> Result<Vec<Event>, Replay
                 },
                 result.bytes,
             ),
+            // A rule's move is made by the turn's start, replayed above.
+            Event::Move(moved) if moved.by == MoveBy::Rule => {}
             Event::Move(_) => {
                 session.end_iteration();
             }
@@ -133,7 +137,7 @@ pub fn replay(graph: &Arc<Graph>, events: &[Event]) -> Result<Vec<Event>, Replay
 /// ```
 /// use skill_session::{Event, TurnEvent, first_difference};
 ///
-/// let turn = |message: &str| Event::Turn(TurnEvent { iteration: 1, user_message: message.into(), menu: None });
+/// let turn = |message: &str| Event::Turn(TurnEvent { iteration: 1, user_message: message.into(), menu: None, routed: None, gave_up: vec![] });
 /// assert_eq!(first_difference(&[turn("a")], &[turn("a")]), None);
 /// assert_eq!(first_difference(&[turn("a"), turn("b")], &[turn("a"), turn("c")]), Some(1));
 /// assert_eq!(first_difference(&[turn("a")], &[turn("a"), turn("b")]), Some(1));

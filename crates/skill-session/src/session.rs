@@ -16,7 +16,7 @@ use crate::gate::Gate;
 use crate::graph::Graph;
 use crate::record::{
     CallEvent, CallPolicy, ConflictRecord, Event, GuardRecord, MoveBy, MoveEvent, OfferEvent,
-    Posture, ReadEvent, ResultEvent, StartEvent, TurnEvent, head,
+    Posture, ReadEvent, ResultEvent, RoutedRecord, StartEvent, TurnEvent, head,
 };
 
 /// A skill's body as the model is shown it outside a tool answer: inside
@@ -321,16 +321,83 @@ impl Session {
     /// Start a turn: the user's `message` and the host's advisory `menu`.
     /// Skills activated by reads in the previous turn stop being active;
     /// results observed but not yet routed stay in the batch.
-    pub fn begin_turn(&mut self, message: impl Into<String>, menu: Option<Menu>) {
+    ///
+    /// The map's start rules are tried first (SPEC §13.2): the first whose
+    /// skill is not hidden from this session and whose matcher matches puts
+    /// the cursor on its skill (a `move` by `rule`, recorded after the
+    /// `turn`), or keeps it there when it stands there already; either way
+    /// the start is decided and the menu is not outstanding. With no rule
+    /// matched the cursor stays, and the menu is outstanding as before.
+    /// Returns the rule that decided, as the `turn` event records it.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use skill_core::SkillMap;
+    /// use skill_session::{Graph, Posture, Session};
+    ///
+    /// let map: SkillMap = serde_json::from_str(r#"{
+    ///     "skills": [{ "id": "triage" }, { "id": "refunds" }], "entries": ["triage"],
+    ///     "start": { "rules": [{ "use": "refunds", "match": { "keywords": ["refund"] } }] }
+    /// }"#)?;
+    /// let mut session = Session::new(Arc::new(Graph::new(map)?), Posture::Assist, vec![]);
+    /// session.begin_turn("Hello", None);
+    /// assert_eq!(session.cursor(), Some("triage"));
+    /// session.begin_turn("I want a REFUND", None);
+    /// assert_eq!(session.cursor(), Some("refunds"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn begin_turn(
+        &mut self,
+        message: impl Into<String>,
+        menu: Option<Menu>,
+    ) -> Option<RoutedRecord> {
         self.message = message.into();
         self.menu_outstanding = menu.is_some();
         self.menu = menu;
         self.activated.clear();
+        let graph = Arc::clone(&self.graph);
+        let routing = graph
+            .start_rules()
+            .route(&self.message, |id| self.hidden.iter().any(|h| h == id));
+        let routed = routing.routed.map(|routed| RoutedRecord {
+            rule: routed.rule,
+            use_skill: routed.use_skill,
+            label: routed.label,
+            witness: routed.witness,
+        });
         self.events.push(Event::Turn(TurnEvent {
             iteration: self.iteration,
             user_message: self.message.clone(),
             menu: self.menu.clone(),
+            routed: routed.clone(),
+            gave_up: routing.gave_up,
         }));
+        let routed = routed?;
+        self.menu_outstanding = false;
+        if self.cursor.as_deref() == Some(routed.use_skill.as_str()) {
+            return Some(routed);
+        }
+        let from = self.cursor.replace(routed.use_skill.clone());
+        let reachable = graph
+            .map()
+            .reachable(self.cursor.as_deref())
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        self.events.push(Event::Move(MoveEvent {
+            iteration: self.iteration,
+            from,
+            to: self.cursor.clone(),
+            by: MoveBy::Rule,
+            route: None,
+            guard: None,
+            guards_closed: Vec::new(),
+            conflict: Vec::new(),
+            reachable,
+            superseded: None,
+            declined_offer: false,
+        }));
+        Some(routed)
     }
 
     /// The `read_skill` offer for this position: `grantable` from the

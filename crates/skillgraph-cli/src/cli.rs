@@ -20,6 +20,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use skillgraph::skill_checkup::{Checkup, Problem};
 use skillgraph::skill_core::{GuardViewInput, ReadSkillOffer, SkillMap, ToolResult, did_you_mean};
 use skillgraph::skill_explain::mermaid;
+use skillgraph::skill_guard::start::StartRules;
 use skillgraph::skill_guard::{CompiledMap, Evaluation, Guard, Iteration, RouteGuards};
 use skillgraph::skill_session::CallPolicy;
 use skillgraph::skill_tools::{
@@ -517,6 +518,13 @@ fn compile_map<'m>(map: &'m SkillMap, path: &Path) -> Result<CompiledMap<'m>, Fa
 /// [`compile_map`] refuses it.
 fn compile_guards(map: &SkillMap, path: &Path) -> Result<RouteGuards, Failure> {
     RouteGuards::compile(map).map_err(|errors| refused_map(errors.code(), &errors, path))
+}
+
+/// The start rules of the map read from `path`, compiled once for a
+/// session's graph; a refused rule is a map error as a refused guard is.
+fn compile_start(map: &SkillMap, path: &Path) -> Result<StartRules, Failure> {
+    StartRules::compile(map.start.as_ref())
+        .map_err(|errors| refused_map(errors.code(), &errors, path))
 }
 
 /// A map error (exit 1): what was refused, and the command that shows every

@@ -63,7 +63,9 @@ const SCRIPTS: [(&str, &str); 3] = [
 fn a_record_play_writes_replays_to_itself_from_the_record_alone() {
     let refund = std::fs::read_to_string(example().join("conversations/refund.jsonl"))
         .expect("the shipped conversation");
-    let mut scripts = vec![("assist", refund.as_str())];
+    let parcel = std::fs::read_to_string(example().join("conversations/parcel.jsonl"))
+        .expect("the shipped conversation that starts by rule");
+    let mut scripts = vec![("assist", refund.as_str()), ("rails", parcel.as_str())];
     scripts.extend(SCRIPTS);
     for (at, (posture, script)) in scripts.into_iter().enumerate() {
         let record = played(&format!("play-{at}"), posture, script);

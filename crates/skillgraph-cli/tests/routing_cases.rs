@@ -169,3 +169,55 @@ fn a_witness_an_earlier_route_takes_expects_that_route_and_a_dead_route_is_named
     let out = skillgraph(&["test", dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
 }
+
+#[test]
+fn a_failing_turn_case_names_the_rule_and_the_text_the_turn_started_by() {
+    let cases = concat!(
+        r#"{"name": "a parcel question should stay in triage", "turn": "my PARCEL is late", "expect": {"to": "triage"}}"#,
+        "\n",
+        r#"{"name": "hello starts no rule", "turn": "hello there", "expect": {"to": "shipping"}}"#,
+        "\n",
+    );
+    let dir = desk_copy("turn-fail", Some(cases));
+    let out = skillgraph(&["test", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("the turn started on shipping by start.rules[0] ('parcel words'): 'PARCEL' in the message"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("no start rule matched, the cursor stayed on triage"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_case_with_both_a_turn_and_results_is_refused_naming_its_line() {
+    let case = r#"{"name": "both", "turn": "hi", "cursor": "triage", "results": [{"toolName": "lookup_order", "result": "{}"}], "expect": {"to": "triage"}}"#;
+    let dir = desk_copy("turn-both", Some(case));
+    let out = skillgraph(&["test", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("cases.jsonl:1: a case has either \"turn\""), "{stderr}");
+}
+
+#[test]
+fn generate_writes_a_turn_case_per_example_and_per_never_routes_phrase() {
+    let dir = desk_copy("turn-generate", None);
+    let out = skillgraph(&["test", dir.to_str().unwrap(), "--generate"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let generated = std::fs::read_to_string(dir.join("tests/generated.jsonl")).unwrap();
+    let turns: Vec<serde_json::Value> = generated
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .filter(|case: &serde_json::Value| case.get("turn").is_some())
+        .collect();
+    // Four examples and three never_routes phrases in the desk's start block.
+    assert_eq!(turns.len(), 7, "{generated}");
+    assert_eq!(turns[0]["expect"]["to"], "shipping");
+    assert_eq!(turns[6]["turn"], "Please refund order 4412, the blender arrived broken");
+    assert_eq!(turns[6]["expect"]["to"], "triage");
+    let out = skillgraph(&["test", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+}

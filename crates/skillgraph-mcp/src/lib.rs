@@ -54,6 +54,7 @@ use std::time::Duration;
 use rmcp::ServiceExt;
 use skillgraph::skill_core::{SkillMap, ToolDecl, tool_pattern_matches};
 use skillgraph::skill_guard::RouteGuards;
+use skillgraph::skill_guard::start::StartRules;
 use skillgraph::skill_session::{CallPolicy, Graph, GraphError, Posture, SessionConfig};
 use skillgraph::skill_tools::DEFAULT_CATALOG_BUDGET;
 use skillgraph::{LoadError, Loaded, RecordFileError, RecordWriter, load};
@@ -186,7 +187,7 @@ struct Prepared {
 }
 
 /// The map of `config`, read and checked before any runtime starts.
-fn load_checked(config: &ServeConfig) -> Result<(Loaded, RouteGuards), ServeError> {
+fn load_checked(config: &ServeConfig) -> Result<(Loaded, RouteGuards, StartRules), ServeError> {
     let loaded = load(&config.path)?;
     if !loaded.left_out.is_empty() {
         warn(&left_out_warning(&loaded.left_out, &config.path));
@@ -194,7 +195,10 @@ fn load_checked(config: &ServeConfig) -> Result<(Loaded, RouteGuards), ServeErro
     let guards = RouteGuards::compile(&loaded.map).map_err(|err| {
         ServeError::Graph(GraphError::from(err), config.path.display().to_string())
     })?;
-    Ok((loaded, guards))
+    let start = StartRules::compile(loaded.map.start.as_ref()).map_err(|err| {
+        ServeError::Graph(GraphError::from(err), config.path.display().to_string())
+    })?;
+    Ok((loaded, guards, start))
 }
 
 /// Start the upstream servers of `loaded` and fit the map to them, for
@@ -202,7 +206,7 @@ fn load_checked(config: &ServeConfig) -> Result<(Loaded, RouteGuards), ServeErro
 async fn prepare(
     config: &ServeConfig,
     loaded: Loaded,
-    guards: RouteGuards,
+    (guards, start): (RouteGuards, StartRules),
     over_stdio: bool,
 ) -> Result<Prepared, ServeError> {
     let dir = folder_of(&config.path);
@@ -229,7 +233,7 @@ async fn prepare(
         tools: config.tools,
     };
     let files = skill_files::SkillFiles::gather(&mut map, |id| session.hides(id), over_stdio);
-    let graph = Graph::with_guards(map, guards).with_catalog_budget(config.catalog_budget);
+    let graph = Graph::with_compiled(map, guards, start).with_catalog_budget(config.catalog_budget);
     Ok(Prepared {
         graph,
         files,
@@ -253,7 +257,7 @@ async fn shut_down(upstreams: Arc<Upstreams>) {
 /// [`ServeError`] when the map, the record file, the OTLP endpoint or an
 /// upstream server cannot be used, or the client's handshake fails.
 pub fn serve_stdio(config: &ServeConfig) -> Result<(), ServeError> {
-    let (loaded, guards) = load_checked(config)?;
+    let (loaded, guards, start) = load_checked(config)?;
     let record = config
         .record
         .as_deref()
@@ -267,7 +271,7 @@ pub fn serve_stdio(config: &ServeConfig) -> Result<(), ServeError> {
         .build()
         .map_err(ServeError::Runtime)?;
     let served = runtime.block_on(async {
-        let prepared = prepare(config, loaded, guards, true).await?;
+        let prepared = prepare(config, loaded, (guards, start), true).await?;
         let upstreams = Arc::clone(&prepared.upstreams);
         let hub = Hub::new(
             Arc::new(prepared.graph),
@@ -315,7 +319,7 @@ pub fn serve_stdio(config: &ServeConfig) -> Result<(), ServeError> {
 /// [`ServeError`] when the map, the tokens file, the address, the OTLP
 /// endpoint or an upstream server cannot be used.
 pub fn serve_http(config: &ServeConfig, http: &HttpConfig) -> Result<(), ServeError> {
-    let (loaded, guards) = load_checked(config)?;
+    let (loaded, guards, start) = load_checked(config)?;
     let tokens = http
         .auth_tokens
         .as_deref()
@@ -342,7 +346,7 @@ pub fn serve_http(config: &ServeConfig, http: &HttpConfig) -> Result<(), ServeEr
                 addr: http.addr,
                 source,
             })?;
-        let prepared = prepare(config, loaded, guards, false).await?;
+        let prepared = prepare(config, loaded, (guards, start), false).await?;
         let upstreams = Arc::clone(&prepared.upstreams);
         let runs = runs::Runs::new(runs::Keeping {
             ttl: http.run_ttl,

@@ -26,7 +26,7 @@ use opentelemetry_sdk::trace::{
     BatchSpanProcessor, SdkTracer, SdkTracerProvider, SpanData, SpanExporter, SpanProcessor,
 };
 use skillgraph::skill_explain::trace::{self, Attribute, Value};
-use skillgraph::skill_session::{DeclaredMap, Event};
+use skillgraph::skill_session::{DeclaredMap, Event, MoveBy};
 
 pub(crate) use self::request::{RequestSpan, Target, Tracing, run_name};
 use crate::warn;
@@ -333,6 +333,7 @@ impl Exporter {
             }),
             run: Context::new().with_span(run),
             turn: None,
+            turns: 0,
             iteration: None,
         }
     }
@@ -361,6 +362,8 @@ pub struct PlayTrace<'e> {
     map: Arc<DeclaredMap>,
     run: Context,
     turn: Option<Context>,
+    /// Turns begun so far.
+    turns: i64,
     /// The iteration being gathered: its number, its span, its events.
     iteration: Option<(u64, Context, Vec<Event>)>,
 }
@@ -381,11 +384,12 @@ impl PlayTrace<'_> {
                     if let Some(earlier) = self.turn.take() {
                         earlier.span().end();
                     }
-                    let bytes = i64::try_from(turn.user_message.len()).unwrap_or(i64::MAX);
+                    self.turns += 1;
+                    let attributes = trace::turn_attributes(self.turns, turn);
                     let span = self
                         .tracer
                         .span_builder("skillgraph turn")
-                        .with_attributes([KeyValue::new(trace::TURN_MESSAGE_BYTES, bytes)])
+                        .with_attributes(attributes.into_iter().map(key_value))
                         .start_with_context(self.tracer, &self.run);
                     self.turn = Some(self.run.with_span(span));
                 }
@@ -405,7 +409,8 @@ impl PlayTrace<'_> {
                     if let Some((_, _, gathered)) = self.iteration.as_mut() {
                         gathered.push(other.clone());
                     }
-                    if matches!(other, Event::Move(_)) {
+                    // A rule's move opens its iteration; only another ends it.
+                    if matches!(other, Event::Move(moved) if moved.by != MoveBy::Rule) {
                         self.end_iteration();
                     }
                 }

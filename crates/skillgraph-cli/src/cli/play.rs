@@ -17,7 +17,7 @@ use skillgraph::skill_session::{CallAnswer, CallPolicy, Graph, Posture, Session,
 use skillgraph::skill_tools::HostFormat;
 use skillgraph::{RecordWriter, load};
 
-use super::{Failure, compile_guards, output};
+use super::{Failure, compile_guards, compile_start, output};
 
 /// The session's posture, as the command line spells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -115,6 +115,7 @@ pub(super) fn play(
     let loaded = load(path)?;
     // Each route guard is compiled once, for the check-up and the session.
     let guards = compile_guards(&loaded.map, path)?;
+    let start = compile_start(&loaded.map, path)?;
     let errors = loaded.checkup_with(&guards).errors().count();
     if errors > 0 {
         output::warn(&format!(
@@ -122,7 +123,7 @@ pub(super) fn play(
             path.display()
         ));
     }
-    let graph = Graph::with_guards(loaded.map, guards).with_catalog_budget(catalog_budget);
+    let graph = Graph::with_compiled(loaded.map, guards, start).with_catalog_budget(catalog_budget);
     let mut writer = record.map(RecordWriter::create).transpose()?;
     let mut session = Session::with_config(
         Arc::new(graph),
@@ -308,8 +309,11 @@ fn result_step(value: Value) -> Result<Step, Refused> {
 fn run_step(step: Step, session: &mut Session) -> Result<Value, Refused> {
     Ok(match step {
         Step::Turn(message, menu) => {
-            session.begin_turn(message, menu);
-            json!({ "step": "turn", "iteration": session.iteration(), "cursor": session.cursor() })
+            let routed = session.begin_turn(message, menu);
+            json!({
+                "step": "turn", "iteration": session.iteration(), "cursor": session.cursor(),
+                "routed": routed,
+            })
         }
         Step::Read(id) => {
             let answer = session
