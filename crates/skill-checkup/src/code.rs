@@ -1,5 +1,6 @@
 //! The closed set of problem codes: one home for every code a check-up can
-//! report (SPEC §5 and §7.3, and the loader's), each with its severity.
+//! report (SPEC §5, §7.3 and §13.4, and the loader's), each with its
+//! severity.
 
 use std::fmt;
 
@@ -86,6 +87,33 @@ problem_codes! {
     /// A consumed artifact kind that nothing declared can satisfy
     /// (SPEC §5.2).
     ArtifactKindUnsatisfied = "artifact-kind-unsatisfied", Warning;
+
+    // Turn routing: what the check-up proves about start rules (SPEC §13.4).
+    /// A start rule's `use` is not a skill of the map.
+    RuleUnknownSkill = "rule-unknown-skill", Error;
+    /// A start rule's matcher does not compile (SPEC §13.1).
+    RuleRefused = "rule-refused", Error;
+    /// A start rule's own matcher does not match one of its examples.
+    ExampleMissesOwnRule = "example-misses-own-rule", Error;
+    /// An earlier start rule matches a later rule's example, so that turn
+    /// would start on another skill.
+    ExampleShadowedByEarlier = "example-shadowed-by-earlier", Error;
+    /// A start rule matches a `never_routes` phrase.
+    NeverRoutesClaimed = "never-routes-claimed", Error;
+    /// One phrase is both a rule's example and a `never_routes` phrase.
+    NeverRoutesContradictsExample = "never-routes-contradicts-example", Error;
+    /// A later start rule can never decide: an earlier one matches every
+    /// message it matches.
+    RulesShadowedByOrder = "rules-shadowed-by-order", Warning;
+    /// Two start rules with different targets provably share messages, so
+    /// declaration order decides between them.
+    OverlappingRules = "overlapping-rules", Warning;
+    /// Three or more start rules and neither examples nor `never_routes`:
+    /// nothing shows what must not route.
+    NoNegativeEvidence = "no-negative-evidence", Warning;
+    /// Three or more rule targets, more than half with no route out: a
+    /// wrong start can then be left only by a model's pick.
+    OneWayEntries = "one-way-entries", Warning;
 
     // Authoring validation (SPEC §5.1), one code per fault.
     /// A skill's or step's `produces`/`consumes` is not a list.
@@ -177,6 +205,19 @@ mod tests {
             ("dead-skill", Severity::Warning),
             ("artifact-kind-unsatisfied", Severity::Warning),
         ];
+        // SPEC §13.4's table, in its order.
+        let start = [
+            ("rule-unknown-skill", Severity::Error),
+            ("rule-refused", Severity::Error),
+            ("example-misses-own-rule", Severity::Error),
+            ("example-shadowed-by-earlier", Severity::Error),
+            ("never-routes-claimed", Severity::Error),
+            ("never-routes-contradicts-example", Severity::Error),
+            ("rules-shadowed-by-order", Severity::Warning),
+            ("overlapping-rules", Severity::Warning),
+            ("no-negative-evidence", Severity::Warning),
+            ("one-way-entries", Severity::Warning),
+        ];
         // SPEC §5.1's authoring faults, each an error.
         let authoring = [
             "vocabulary-not-a-list",
@@ -196,7 +237,12 @@ mod tests {
             ("duplicate-skill", Severity::Error),
             ("unreadable-folder", Severity::Warning),
         ];
-        let expected: Vec<_> = graph.iter().chain(&authoring).chain(&loader).collect();
+        let expected: Vec<_> = graph
+            .iter()
+            .chain(&start)
+            .chain(&authoring)
+            .chain(&loader)
+            .collect();
         let actual: Vec<_> = ProblemCode::ALL
             .iter()
             .map(|code| (code.as_str(), code.severity()))

@@ -1,8 +1,8 @@
 //! The graph check-up: every problem of a skill map at once — names that
 //! lead nowhere, guards that are refused or can never pass, routes that
-//! shadow each other, skills nothing can reach — together with the
-//! authoring, vocabulary and delivery checks on the skills as the map
-//! activates them.
+//! shadow each other, skills nothing can reach, start rules that misroute —
+//! together with the authoring, vocabulary and delivery checks on the skills
+//! as the map activates them.
 
 use skill_core::{IdHashSet, SkillMap};
 use skill_guard::{CompileError, Guard, Preconditions, RouteGuards, plain_caption, unsatisfiable};
@@ -12,6 +12,7 @@ use crate::foreign_tool::body_foreign_tools;
 use crate::model_edge::model_edge_only;
 use crate::problem::{Checkup, Problem};
 use crate::problems_of;
+use crate::start_rules::start_rules;
 use crate::tool_names::unusable_tool_names;
 use crate::witnesses::{Routes, ambiguous_routes, dead_skills, redundant_conditions};
 
@@ -19,9 +20,10 @@ use crate::witnesses::{Routes, ambiguous_routes, dead_skills, redundant_conditio
 /// conditions that never decide their guard, self-loops, routes one tool
 /// result fires together (with that result), reachability, dead skills,
 /// skills only model edges lead into, tool names hosts
-/// refuse, tools a body names that other skills carry, then the skill checks
-/// (authoring, vocabularies, delivery) over the skills with the routing the
-/// map gives them.
+/// refuse, tools a body names that other skills carry, what can be proven
+/// about the start rules (SPEC §13.4), then the skill checks (authoring,
+/// vocabularies, delivery) over the skills with the routing the map gives
+/// them.
 ///
 /// ```
 /// use skill_checkup::{check_map, ProblemCode};
@@ -94,6 +96,7 @@ fn check(map: &SkillMap, compiled: &[Compiled<'_>]) -> Checkup {
     problems.extend(model_edge_only(map));
     problems.extend(unusable_tool_names(&map.skills));
     problems.extend(body_foreign_tools(&map.skills));
+    problems.extend(start_rules(map));
     problems.extend(problems_of(&map.skills_as_routed()));
     Checkup::from_problems(problems)
 }
@@ -197,7 +200,9 @@ fn reachability(map: &SkillMap, problems: &mut Vec<Problem>) {
     }
 }
 
-fn listed(ids: &[&str]) -> String {
+/// Ids as a fix lists the choices: comma-separated, or a note that there
+/// are none.
+pub(crate) fn listed(ids: &[&str]) -> String {
     if ids.is_empty() {
         "(the map has no skills)".to_owned()
     } else {
@@ -357,6 +362,21 @@ mod tests {
             "routes": [{"from": "a", "to": "b", "on_tool_status": ["failure"], "guard": {"status": {"eq": "success"}}}]
         }));
         assert_eq!(found[0].0, "guard-unsatisfiable");
+    }
+
+    #[test]
+    fn the_start_rules_are_checked_with_the_map() {
+        let map: SkillMap = serde_json::from_value(json!({
+            "skills": [{"id": "triage"}, {"id": "refunds"}], "entries": ["triage"],
+            "routes": [{"from": "triage", "to": "refunds", "guard": {"amount": {"gte": 100}}}],
+            "start": {"rules": [{"use": "ghost", "match": {"keywords": ["refund"]}, "examples": ["a refund"]}]}
+        }))
+        .unwrap();
+        let checkup = check_map(&map);
+        let codes: Vec<&str> = checkup.problems.iter().map(|p| p.code().as_str()).collect();
+        assert_eq!(codes, ["rule-unknown-skill"]);
+        let guards = RouteGuards::compile(&map).unwrap();
+        assert_eq!(check_compiled_map(&map, &guards), checkup);
     }
 
     #[test]

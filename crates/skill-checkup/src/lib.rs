@@ -4,8 +4,8 @@
 //! runs: authoring validation ([`validate_skill`], [`assert_vocabulary`]),
 //! vocabulary satisfiability ([`check_vocabularies`]), the body-delivery
 //! refusal ([`tool_only_delivery_refusal`]), the graph check-up of a skill
-//! map ([`check_map`]), and the [`Checkup`] that collects every [`Problem`]
-//! of every check.
+//! map ([`check_map`], with what it proves about the map's start rules), and
+//! the [`Checkup`] that collects every [`Problem`] of every check.
 //!
 //! It must never do I/O, print or keep global state, and depends on
 //! `skill-core` and `skill-guard` only.
@@ -37,6 +37,7 @@ mod foreign_tool;
 mod graph;
 mod model_edge;
 mod problem;
+mod start_rules;
 mod tool_names;
 mod vocabulary;
 mod witnesses;
