@@ -14,7 +14,7 @@ const EXTERNAL: [&str; 4] = ["serde", "serde_json", "thiserror", "smallvec"];
 
 /// External crates one library crate may use beyond [`EXTERNAL`], each small
 /// and well kept, for what that crate does: `smol_str` keeps a guard's keys
-/// and string values inline, and `regress` (vendored with two patches,
+/// and string values inline, and `regress` (vendored with three patches,
 /// `vendor/regress/PATCHES.md`) runs start rules' ECMAScript regular
 /// expressions; the Agent Skills reader reads YAML with
 /// `saphyr-parser` and names with the Unicode crates; the run's page places

@@ -7,7 +7,7 @@ use std::process::{Command, ExitCode};
 use anyhow::{Context, Result, bail};
 
 /// The fuzz targets in `fuzz/fuzz_targets/`.
-pub const TARGETS: [&str; 4] = ["guard", "unsatisfiable", "offer_view", "loader"];
+pub const TARGETS: [&str; 5] = ["guard", "unsatisfiable", "offer_view", "loader", "start"];
 
 /// Run the targets named in `args` (all when none) for `--seconds N` each.
 pub fn run(root: &Path, args: &[String]) -> Result<ExitCode> {

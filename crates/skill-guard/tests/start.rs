@@ -9,22 +9,69 @@ use skill_guard::start::{Matcher, Message, Outcome};
 /// non-ASCII and astral characters, so that most strings are near-patterns.
 fn pattern() -> impl Strategy<Value = String> {
     let atoms = prop::sample::select(vec![
-        "a", "b", "k", "s", "ſ", "\u{212A}", "é", "😀", "\\", "\\b", "\\B", "\\d", "\\w", "\\s", "\\u",
-        "\\u{1F600}", "\\uD83D", "\\x4", "\\k<n>", "\\1", "\\p{L}", ".", "^", "$", "|", "(", ")", "(?:",
-        "(?=", "(?!", "(?<=", "(?<!", "(?<n>", "(?i:", "[", "]", "[^", "-", "{", "}", "{2}", "{1,3}", "*",
-        "+", "?", " ",
+        "a",
+        "b",
+        "k",
+        "s",
+        "ſ",
+        "\u{212A}",
+        "é",
+        "😀",
+        "\\",
+        "\\b",
+        "\\B",
+        "\\d",
+        "\\w",
+        "\\s",
+        "\\u",
+        "\\u{1F600}",
+        "\\uD83D",
+        "\\x4",
+        "\\k<n>",
+        "\\1",
+        "\\p{L}",
+        ".",
+        "^",
+        "$",
+        "|",
+        "(",
+        ")",
+        "(?:",
+        "(?=",
+        "(?!",
+        "(?<=",
+        "(?<!",
+        "(?<n>",
+        "(?i:",
+        "[",
+        "]",
+        "[^",
+        "-",
+        "{",
+        "}",
+        "{2}",
+        "{1,3}",
+        "*",
+        "+",
+        "?",
+        " ",
     ]);
     prop::collection::vec(atoms, 0..12).prop_map(|parts| parts.concat())
 }
 
 fn flags() -> impl Strategy<Value = String> {
-    prop::collection::vec(prop::sample::select(vec!['i', 'm', 's', 'u', 'g', 'y', 'd', 'v', 'x']), 0..4)
-        .prop_map(|flags| flags.into_iter().collect())
+    prop::collection::vec(
+        prop::sample::select(vec!['i', 'm', 's', 'u', 'g', 'y', 'd', 'v', 'x']),
+        0..4,
+    )
+    .prop_map(|flags| flags.into_iter().collect())
 }
 
 fn message() -> impl Strategy<Value = String> {
     prop::collection::vec(
-        prop::sample::select(vec!["a", "b", "K", "\u{212A}", "ſ", "S", "😀", " ", "\n", "\u{a0}", "é", "1", "n"]),
+        prop::sample::select(vec![
+            "a", "b", "K", "\u{212A}", "ſ", "S", "😀", " ", "\n", "\u{a0}", "é", "1", "n",
+        ]),
         0..120,
     )
     .prop_map(|parts| parts.concat())

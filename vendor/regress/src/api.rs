@@ -497,6 +497,15 @@ impl Regex {
         backends::find(self, text, start)
     }
 
+    /// skillgraph patch 2: the first match in `text`, or [`StepsExhausted`]
+    /// when more than `steps` backtracking steps would be needed to decide.
+    #[cfg(feature = "utf16")]
+    pub fn find_bounded(&self, text: &str, steps: u64) -> Result<Option<Match>, StepsExhausted> {
+        let input = indexing::Utf8Input::new(text, self.cr.flags.unicode);
+        let attempter = MatchAttempter::with_steps(&self.cr, input.left_end(), steps);
+        bounded(super::classicalbacktrack::BacktrackExecutor::new(input, attempter))
+    }
+
     /// skillgraph patch 2: the first match in UCS-2 `text` (each code unit a
     /// character, as without the `u` flag), or [`StepsExhausted`] when more
     /// than `steps` backtracking steps would be needed to decide.

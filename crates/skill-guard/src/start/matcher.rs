@@ -157,25 +157,36 @@ pub enum Outcome {
     GaveUp,
 }
 
-/// A user message, read once as the UTF-16 code units ECMAScript matches.
+/// A user message, read once: its text, and its UTF-16 code units when it
+/// holds an astral character (a pattern without `u` sees its two units
+/// apart; every other message reads the same as code points).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Message {
-    units: Vec<u16>,
+    text: String,
+    units: Option<Vec<u16>>,
 }
 
 impl Message {
     /// The message `text`.
     pub fn new(text: &str) -> Self {
+        let astral = text.chars().any(|c| c.len_utf16() == 2);
         Message {
-            units: text.encode_utf16().collect(),
+            text: text.to_owned(),
+            units: astral.then(|| text.encode_utf16().collect()),
         }
     }
 
-    /// The witness of the units at `range`.
-    fn witness(&self, range: std::ops::Range<usize>) -> String {
-        let text = String::from_utf16_lossy(self.units.get(range).unwrap_or_default());
-        let mut collapsed = String::with_capacity(text.len());
-        for word in text.split(is_js_space).filter(|w| !w.is_empty()) {
+    /// The witness of the match at `range` (bytes of the text, or UTF-16
+    /// units when the search was on units).
+    fn witness(&self, range: std::ops::Range<usize>, on_units: bool) -> String {
+        let matched = match (&self.units, on_units) {
+            (Some(units), true) => std::borrow::Cow::Owned(String::from_utf16_lossy(
+                units.get(range).unwrap_or_default(),
+            )),
+            _ => std::borrow::Cow::Borrowed(self.text.get(range).unwrap_or_default()),
+        };
+        let mut collapsed = String::with_capacity(matched.len());
+        for word in matched.split(is_js_space).filter(|w| !w.is_empty()) {
             if !collapsed.is_empty() {
                 collapsed.push(' ');
             }
@@ -248,18 +259,21 @@ impl Matcher {
     pub fn find(&self, message: &Message) -> Outcome {
         let mut witness = None;
         for part in &self.parts {
-            let found = match part {
-                Part::Regex { pattern, .. } => pattern.find(&message.units),
+            let units = message.units.as_deref();
+            let find =
+                |pattern: &Pattern| (pattern.find(&message.text, units), pattern.on_units(units));
+            let (found, on_units) = match part {
+                Part::Regex { pattern, .. } => find(pattern),
                 Part::Keywords { patterns, .. } => patterns
                     .iter()
-                    .map(|p| p.find(&message.units))
-                    .find(|found| *found != Found::Nothing)
-                    .unwrap_or(Found::Nothing),
+                    .map(find)
+                    .find(|(found, _)| *found != Found::Nothing)
+                    .unwrap_or((Found::Nothing, false)),
             };
             match found {
                 Found::At(range) => {
                     if witness.is_none() {
-                        witness = Some(message.witness(range));
+                        witness = Some(message.witness(range, on_units));
                     }
                 }
                 Found::Nothing => return Outcome::Missed,

@@ -34,7 +34,8 @@ pub(crate) struct Pattern {
 /// What a search found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Found {
-    /// The first match, in UTF-16 units of the message.
+    /// The first match: bytes of the text, or UTF-16 units when the search
+    /// was on units.
     At(Range<usize>),
     /// No match.
     Nothing,
@@ -218,14 +219,24 @@ impl Pattern {
         Ok(Pattern { regex, unicode })
     }
 
-    /// The first match in `message` (UTF-16 units), searched with at most
-    /// [`BASE_STEPS`] + [`STEPS_PER_UNIT`] × its length backtracking steps.
-    pub(crate) fn find(&self, message: &[u16]) -> Found {
-        let steps = BASE_STEPS.saturating_add(STEPS_PER_UNIT.saturating_mul(message.len() as u64));
-        let found = if self.unicode {
-            self.regex.find_bounded_utf16(message, steps)
-        } else {
-            self.regex.find_bounded_ucs2(message, steps)
+    /// The first match in `text`, searched with at most [`BASE_STEPS`] +
+    /// [`STEPS_PER_UNIT`] × its length in UTF-16 units backtracking steps.
+    /// `units` is `text` as UTF-16 when it holds an astral character (two
+    /// code units, which a pattern without `u` sees apart), else `None`:
+    /// every other text reads the same as code points or as code units, so
+    /// it is searched as UTF-8, where the engine's prefix search works.
+    /// Whether [`find`](Self::find) searches `units` (and so answers in
+    /// UTF-16 units) rather than the text.
+    pub(crate) fn on_units(&self, units: Option<&[u16]>) -> bool {
+        units.is_some() && !self.unicode
+    }
+
+    pub(crate) fn find(&self, text: &str, units: Option<&[u16]>) -> Found {
+        let length = units.map_or_else(|| text.chars().count(), <[u16]>::len);
+        let steps = BASE_STEPS.saturating_add(STEPS_PER_UNIT.saturating_mul(length as u64));
+        let found = match units {
+            Some(units) if self.on_units(Some(units)) => self.regex.find_bounded_ucs2(units, steps),
+            _ => self.regex.find_bounded(text, steps),
         };
         match found {
             Ok(Some(m)) => Found::At(m.range()),
@@ -239,13 +250,11 @@ impl Pattern {
 mod tests {
     use super::*;
 
-    fn units(text: &str) -> Vec<u16> {
-        text.encode_utf16().collect()
-    }
-
     fn found(source: &str, flags: &str, text: &str) -> Found {
+        let units: Vec<u16> = text.encode_utf16().collect();
+        let astral = units.len() != text.chars().count();
         match Pattern::compile(source, flags) {
-            Ok(pattern) => pattern.find(&units(text)),
+            Ok(pattern) => pattern.find(text, astral.then_some(&units[..])),
             Err(error) => panic!("{source} /{flags}: {error}"),
         }
     }
@@ -253,7 +262,7 @@ mod tests {
     #[test]
     fn without_u_a_pattern_reads_code_units() {
         assert_eq!(found("^.$", "", "😀"), Found::Nothing);
-        assert_eq!(found("^.$", "u", "😀"), Found::At(0..2));
+        assert_eq!(found("^.$", "u", "😀"), Found::At(0..4));
         assert_eq!(found("\\uD83D\\uDE00", "", "a😀"), Found::At(1..3));
         assert_eq!(found("\\u{3}", "", "uuu"), Found::At(0..3));
     }
@@ -277,10 +286,11 @@ mod tests {
 
     #[test]
     fn legacy_case_folding_keeps_non_ascii_apart_from_ascii() {
+        // Offsets are bytes: these messages hold no astral character.
         assert_eq!(found("s", "i", "ſ"), Found::Nothing);
-        assert_eq!(found("s", "iu", "ſ"), Found::At(0..1));
+        assert_eq!(found("s", "iu", "ſ"), Found::At(0..2));
         assert_eq!(found("[a-z]", "i", "\u{212A}"), Found::Nothing);
-        assert_eq!(found("[a-z]", "iu", "\u{212A}"), Found::At(0..1));
+        assert_eq!(found("[a-z]", "iu", "\u{212A}"), Found::At(0..3));
         assert_eq!(found("\\w", "i", "ſ"), Found::Nothing);
         assert_eq!(found("(a)\\1", "i", "aA"), Found::At(0..2));
     }
