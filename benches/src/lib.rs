@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use skill_core::{
-    GuardView, Menu, MenuCandidate, ReadSkillOffer, Route, Skill, SkillMap, Step, ToolDecl,
-    ToolResult,
+    GuardView, Menu, MenuCandidate, ReadSkillOffer, Route, Skill, SkillMap, Start, StartRule, Step,
+    ToolDecl, ToolResult,
 };
 use skill_session::{Graph, Posture, Session};
 use skill_tools::HostFormat;
@@ -146,6 +146,7 @@ pub fn w5_map(n: usize) -> SkillMap {
         skills: w3_skills(n),
         entries: vec!["s0".to_owned()],
         routes,
+        start: None,
     }
 }
 
@@ -184,6 +185,7 @@ pub fn w4_1000_graph() -> Arc<Graph> {
         skills,
         entries: vec!["skill_0".to_owned()],
         routes,
+        start: None,
     };
     Arc::new(Graph::new(map).expect("the W4_1000 guards compile"))
 }
@@ -241,6 +243,186 @@ pub fn w4_iteration(session: &mut Session, results: &[ToolResult; 3]) -> usize {
     }
     let moved = session.end_iteration();
     rendered.len() + moved.guards_closed.len()
+}
+
+/// The syllables of the product names the start rules route on
+/// ([`product_name`]): none is an English word, so ordinary prose never
+/// holds a name.
+const SYLLABLES: [&str; 12] = [
+    "zor", "vex", "quil", "dax", "mur", "fen", "tak", "lio", "bri", "nox", "kep", "sul",
+];
+
+/// The support topics of the start rules, two phrasings each. The last
+/// pair is ordinary English ("in order to", "on account of"): an `all` rule
+/// on it matches its first part in [`turn_message`] and misses its second.
+const TOPICS: [(&str, &str); 12] = [
+    ("refund", "money back"),
+    ("invoice", "receipt"),
+    ("parcel", "package"),
+    ("password", "login"),
+    ("subscription", "renewal"),
+    ("warranty", "repair"),
+    ("cancellation", "termination"),
+    ("upgrade", "downgrade"),
+    ("delivery", "tracking number"),
+    ("coupon", "discount code"),
+    ("chargeback", "dispute"),
+    ("order", "account"),
+];
+
+/// The product name of rule `i`: `i` in base 12, at least three digits,
+/// each digit a syllable (`Zorzorzor`, `Vexzorzor`, …), so every index has
+/// its own name.
+pub fn product_name(i: usize) -> String {
+    let mut name = String::new();
+    let mut rest = i;
+    let mut digits = 0;
+    while digits < 3 || rest > 0 {
+        name.push_str(SYLLABLES[rest % SYLLABLES.len()]);
+        rest /= SYLLABLES.len();
+        digits += 1;
+    }
+    let mut chars = name.chars();
+    chars
+        .next()
+        .map(|first| first.to_ascii_uppercase().to_string() + chars.as_str())
+        .unwrap_or_default()
+}
+
+/// The start rule `i` of [`start_rules`] and an example it matches.
+fn start_rule(i: usize) -> StartRule {
+    let name = product_name(i);
+    let (a, b) = TOPICS[i % TOPICS.len()];
+    let (matcher, example) = match i % 10 {
+        // Keywords, 2 to 5 of them.
+        0..=3 => {
+            let keywords = [
+                format!("{a} for my {name}"),
+                format!("{name} {a}"),
+                format!("{name} {b}"),
+                format!("{b} on the {name}"),
+                format!("{name}’s {b}"),
+            ];
+            let count = 2 + (i / 10) % 4;
+            (
+                json!({ "keywords": &keywords[..count] }),
+                format!("Hello, I need help with a {a} for my {name} today."),
+            )
+        }
+        // `i`, word boundaries, alternations.
+        4 => (
+            json!({
+                "regex": format!("\\b(?:{a}|{b})s?\\s+(?:for|on|with)\\s+(?:my\\s+|the\\s+)?{name}\\b"),
+                "flags": "i",
+            }),
+            format!("Is a {b} with the {name} still possible?"),
+        ),
+        5 => (
+            json!({
+                "regex": format!("\\b{name}[\\s-]+(?:{a}|{b})(?:s|es)?\\b"),
+                "flags": "i",
+            }),
+            format!("My {name} {a} has not arrived."),
+        ),
+        // `iu`: non-ASCII alternatives, a property class.
+        6 => (
+            json!({
+                "regex": format!("\\b(?:{a}|{b}|réclamation|rückerstattung)\\s+(?:für|pour|for)\\s+{name}\\b"),
+                "flags": "iu",
+            }),
+            format!("Une réclamation pour {name}, s’il vous plaît."),
+        ),
+        7 => (
+            json!({
+                "regex": format!("\\b{name}\\s*[-–#]\\s*\\p{{Lu}}{{2}}\\d{{2,4}}\\b"),
+                "flags": "iu",
+            }),
+            format!("The {name} – KX42 came without its cable."),
+        ),
+        // `all`: the topic's words and the name; then also a number.
+        8 => (
+            json!({ "all": [
+                { "keywords": [a, b] },
+                { "regex": format!("\\b{name}\\b"), "flags": "i" },
+            ] }),
+            format!("About the {b}: the {name} again."),
+        ),
+        _ => (
+            json!({ "all": [
+                { "keywords": [a, b] },
+                { "all": [
+                    { "regex": format!("\\b{name}\\b"), "flags": "i" },
+                    { "regex": "#?\\d{4,}" },
+                ] },
+            ] }),
+            format!("A {a} for the {name}, number #44120."),
+        ),
+    };
+    StartRule {
+        use_skill: format!("skill_{}", i % 20),
+        matcher,
+        examples: vec![example],
+        label: Some(format!("{a} for {name}")),
+    }
+}
+
+/// A start block of `n` distinct rules (SPEC §13) as a support desk might
+/// write them, each with one example it matches: by `i % 10`, four in ten
+/// `keywords` (2 to 5 phrases), two `regex` with `i` (word boundaries,
+/// alternations), two with `iu` (non-ASCII alternatives, `\p{Lu}`) and two
+/// `all` (two or three parts). Each rule names its own product
+/// ([`product_name`]), so no rule matches another's example, and none
+/// matches [`turn_message`].
+pub fn start_rules(n: usize) -> Start {
+    Start {
+        rules: (0..n).map(start_rule).collect(),
+        never_routes: vec!["thanks".to_owned(), "hello there".to_owned()],
+    }
+}
+
+/// The sentences of [`turn_message`].
+const PROSE: [&str; 12] = [
+    "Hi there, I hope this note finds you well after the long weekend.",
+    "Last Saturday my sister Zoë and I took the early train to the coast, and the views over the river were lovely in the morning light.",
+    "We stopped at a small café near the harbour, where the owner, a cheerful man from São Paulo, made the best coffee either of us had tasted in years.",
+    "He told us about the fishing boats, the old lighthouse and the festival the town holds every summer, when the streets fill with music and lanterns.",
+    "In order to see the cliffs before the tide came in, we walked along the beach for almost two hours and collected a few smooth grey stones.",
+    "My sister, who is a little naïve about the weather, had brought only a thin jacket, so we bought her a warm scarf at the market.",
+    "By the afternoon the wind had picked up and the sky turned a deep shade of blue — the kind you only see by the sea in late spring.",
+    "We had lunch on the terrace: fresh bread, a bowl of soup, grilled fish and a slice of crème brûlée that we shared between us.",
+    "On account of the crowds we skipped the museum, but we did visit the garden behind the church, where the roses were just starting to bloom.",
+    "The train home was quiet, and I spent most of the journey reading a novel that a friend had recommended to me last month.",
+    "It’s a story about a family that moves to the mountains, and I think you would enjoy it as much as I did.",
+    "Anyway, I just wanted to say hello and tell you about our little trip; let me know how you are and when you are free for a walk.",
+];
+
+/// The routed message: ordinary English prose with a few non-ASCII letters
+/// (é, ë, ï, ã, û, ’, —), its sentences in turn until it holds at least
+/// 2,048 bytes. No rule of [`start_rules`] matches it; the `all` rules on
+/// "order" and "account" match their first part.
+pub fn turn_message() -> String {
+    let mut message = String::new();
+    for sentence in PROSE.iter().cycle() {
+        if message.len() >= 2048 {
+            break;
+        }
+        if !message.is_empty() {
+            message.push(' ');
+        }
+        message.push_str(sentence);
+    }
+    message
+}
+
+/// [`turn_message`] with the example of the last rule of `start` as its
+/// last sentence: only that rule matches it, near the message's end.
+pub fn turn_message_last(start: &Start) -> String {
+    let example = start
+        .rules
+        .last()
+        .and_then(|rule| rule.examples.first())
+        .map_or("", String::as_str);
+    format!("{} {example}", turn_message())
 }
 
 #[cfg(test)]
@@ -310,5 +492,26 @@ mod tests {
         let mut session = w4_session(&large);
         w4_iteration(&mut session, &w4_results(["t1", "t500", "t999"]));
         assert_eq!(session.cursor(), Some("skill_1"));
+    }
+
+    #[test]
+    fn each_start_rule_routes_its_own_example_and_none_the_message() {
+        use skill_guard::start::StartRules;
+
+        let start = start_rules(100);
+        let rules = StartRules::compile(Some(&start)).expect("the rules compile");
+        for (i, rule) in start.rules.iter().enumerate() {
+            let routing = rules.route(&rule.examples[0], |_| false);
+            assert_eq!(routing.routed.map(|r| r.rule), Some(i), "{rule:?}");
+        }
+        let message = turn_message();
+        assert!((2048..2300).contains(&message.len()), "{}", message.len());
+        assert!(!message.is_ascii());
+        let routing = rules.route(&message, |_| false);
+        assert_eq!(routing, skill_guard::start::Routing::default());
+        let routing = rules.route(&turn_message_last(&start), |_| false);
+        assert_eq!(routing.routed.map(|r| r.rule), Some(99));
+        assert_eq!(product_name(1727), "Sulsulsul");
+        assert_eq!(product_name(1728), "Zorzorzorvex");
     }
 }

@@ -82,12 +82,12 @@ proptest! {
     fn no_pattern_flags_or_message_panics_and_the_witness_keeps_its_bound(
         source in pattern(), flags in flags(), text in message()
     ) {
-        if let Ok(matcher) = Matcher::compile(&json!({ "regex": source, "flags": flags })) {
-            if let Outcome::Matched(witness) = matcher.find(&Message::new(&text)) {
-                prop_assert!(witness.encode_utf16().count() <= 80);
-                prop_assert_eq!(witness.trim(), witness.as_str());
-                prop_assert!(!witness.contains("  "));
-            }
+        if let Ok(matcher) = Matcher::compile(&json!({ "regex": source, "flags": flags }))
+            && let Outcome::Matched(witness) = matcher.find(&Message::new(&text))
+        {
+            prop_assert!(witness.encode_utf16().count() <= 80);
+            prop_assert_eq!(witness.trim(), witness.as_str());
+            prop_assert!(!witness.contains("  "));
         }
     }
 

@@ -141,10 +141,12 @@ fn compute_start_predicate(n: &Node) -> Option<AbstractStartPredicate> {
         // StringSets come from TC39 "sequence properties" and are very rare - not worth optimizing.
         Node::StringSet { .. } => arbitrary,
 
-        // We assume that most char nodes have been optimized to ByteSeq or AnyBytes2, so skip
-        // these.
-        // TODO: we could support icase through bitmap of de-folded first bytes.
-        Node::Char { .. } => arbitrary,
+        // skillgraph patch 3: with the `utf16` feature a literal stays a Char
+        // (it is never lowered to bytes), so its first UTF-8 byte is the
+        // predicate; without the feature most chars are ByteSequences already.
+        Node::Char { c } => Some(AbstractStartPredicate::Set(Box::new(ByteBitmap::new(&[
+            utf8_first_byte(*c),
+        ])))),
 
         // Cats return the first non-None value, if any.
         Node::Cat(nodes) => nodes.iter().filter_map(compute_start_predicate).next(),
@@ -157,7 +159,9 @@ fn compute_start_predicate(n: &Node) -> Option<AbstractStartPredicate> {
 
         // TODO: can probably exploit some of these.
         Node::Anchor { .. } => arbitrary,
-        Node::WordBoundary { .. } => arbitrary,
+        // skillgraph patch 3: a word boundary consumes nothing, so what
+        // follows it starts the match (`\bword\b` starts with `w`).
+        Node::WordBoundary { .. } => None,
 
         // Capture groups delegate to their contents.
         Node::CaptureGroup { contents, .. } => compute_start_predicate(contents),

@@ -162,19 +162,28 @@ pub(crate) fn canonicalize_legacy(cu: u32) -> u32 {
 }
 
 // skillgraph patch 1: every character a set's members match without `u`:
-// those whose legacy canonical form is the canonical form of a member.
+// those whose legacy canonical form is the canonical form of a member. Only
+// the uppercase ranges that meet the set (or map into it) are walked.
 fn add_legacy_icase_code_points(input: CodePointSet) -> CodePointSet {
     let mut reached = CodePointSet::new();
     for tr in TO_UPPERCASE.iter() {
-        for cp in tr.transformed_from().codepoints() {
-            let canon = canonicalize_legacy(cp);
-            if canon != cp && input.contains(cp) {
-                reached.add_one(canon);
+        let from = tr.transformed_from();
+        for iv in input.intervals().iter().filter(|iv| iv.overlaps(from)) {
+            for cp in core::cmp::max(iv.first, from.first)..=core::cmp::min(iv.last, from.last) {
+                let canon = canonicalize_legacy(cp);
+                if canon != cp {
+                    reached.add_one(canon);
+                }
             }
         }
     }
     let mut result = input.clone();
     for tr in TO_UPPERCASE.iter() {
+        let to = tr.transformed_to();
+        let meets = |set: &CodePointSet| set.intervals().iter().any(|iv| iv.overlaps(to));
+        if !meets(&reached) && !meets(&input) {
+            continue;
+        }
         for cp in tr.transformed_from().codepoints() {
             let canon = canonicalize_legacy(cp);
             if canon != cp

@@ -163,6 +163,9 @@ pub enum Outcome {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Message {
     text: String,
+    /// The text with its ASCII letters lowercased, where a pattern under `i`
+    /// looks for the ASCII text its matches must contain.
+    lower: String,
     units: Option<Vec<u16>>,
 }
 
@@ -172,6 +175,7 @@ impl Message {
         let astral = text.chars().any(|c| c.len_utf16() == 2);
         Message {
             text: text.to_owned(),
+            lower: text.to_ascii_lowercase(),
             units: astral.then(|| text.encode_utf16().collect()),
         }
     }
@@ -260,8 +264,12 @@ impl Matcher {
         let mut witness = None;
         for part in &self.parts {
             let units = message.units.as_deref();
-            let find =
-                |pattern: &Pattern| (pattern.find(&message.text, units), pattern.on_units(units));
+            let find = |pattern: &Pattern| {
+                (
+                    pattern.find(&message.text, &message.lower, units),
+                    pattern.on_units(units),
+                )
+            };
             let (found, on_units) = match part {
                 Part::Regex { pattern, .. } => find(pattern),
                 Part::Keywords { patterns, .. } => patterns

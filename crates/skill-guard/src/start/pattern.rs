@@ -29,6 +29,137 @@ pub const STEPS_PER_UNIT: u64 = 64;
 pub(crate) struct Pattern {
     regex: Regex,
     unicode: bool,
+    /// ASCII text every match contains, when the pattern provably has some:
+    /// a message without it is ruled out before the engine runs.
+    needle: Option<Needle>,
+}
+
+/// ASCII text every match of a pattern contains.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Needle {
+    text: String,
+    /// Whether case is ignored (then `text` is lowercase, and looked for in
+    /// the message with its ASCII letters lowercased).
+    folded: bool,
+}
+
+/// Where the escape whose backslash is just before `at` ends: its letter,
+/// and what the letter takes (`\uXXXX`, `\u{…}`, `\xHH`, `\cX`, `\p{…}`,
+/// `\k<…>`, the digits of a back-reference or an octal escape). Skipping
+/// more than the escape holds only shortens a needle.
+fn escape_end(chars: &[char], at: usize) -> usize {
+    let Some(&letter) = chars.get(at) else {
+        return at;
+    };
+    let rest = at + 1;
+    let count = |from: usize, most: usize, keep: fn(&char) -> bool| {
+        chars[from.min(chars.len())..]
+            .iter()
+            .take(most)
+            .take_while(|c| keep(c))
+            .count()
+    };
+    // A body holding syntax is no escape's (`\k<a|b>` without named groups
+    // is `k<a` or `b>`): it is read as the pattern it is.
+    let through = |open: char, close: char| {
+        if chars.get(rest) != Some(&open) {
+            return rest;
+        }
+        chars[rest..]
+            .iter()
+            .position(|&c| c == close || "|()[]".contains(c))
+            .filter(|&end| chars[rest + end] == close)
+            .map_or(rest, |end| rest + end + 1)
+    };
+    match letter {
+        'u' if chars.get(rest) == Some(&'{') => through('{', '}'),
+        'u' => rest + count(rest, 4, char::is_ascii_hexdigit),
+        'x' => rest + count(rest, 2, char::is_ascii_hexdigit),
+        'c' => rest + count(rest, 1, char::is_ascii_alphabetic),
+        'p' | 'P' => through('{', '}'),
+        'k' => through('<', '>'),
+        '0'..='9' => rest + count(rest, usize::MAX, char::is_ascii_digit),
+        _ => rest,
+    }
+}
+
+/// The longest run of plain ASCII characters at the top level of `source`
+/// that every match must contain: outside groups and classes, not escaped,
+/// and not made optional by a quantifier; none when the top level has an
+/// alternation. Under `i` it is compared without ASCII case: without `u` an
+/// ASCII character matches only ASCII characters; with `u`, `s` and `k` also
+/// match `ſ` and the Kelvin sign, so a run stops at them.
+fn needle(source: &str, flags: &str) -> Option<Needle> {
+    let folded = flags.contains('i');
+    let unicode = flags.contains('u');
+    let chars: Vec<char> = source.chars().collect();
+    let plain = |c: char| {
+        c.is_ascii()
+            && !"\\^$.|?*+()[]{}".contains(c)
+            && !(folded && unicode && matches!(c.to_ascii_lowercase(), 's' | 'k'))
+    };
+    let mut best = String::new();
+    let mut run = String::new();
+    let mut depth = 0usize;
+    let mut in_class = false;
+    let mut at = 0;
+    let end_run = |run: &mut String, best: &mut String| {
+        if run.len() > best.len() {
+            std::mem::swap(run, best);
+        }
+        run.clear();
+    };
+    while let Some(&c) = chars.get(at) {
+        at += 1;
+        if c == '\\' {
+            at = escape_end(&chars, at);
+            end_run(&mut run, &mut best);
+            continue;
+        }
+        if in_class {
+            in_class = c != ']';
+            continue;
+        }
+        match c {
+            '[' => {
+                in_class = true;
+                end_run(&mut run, &mut best);
+            }
+            '(' => {
+                depth += 1;
+                end_run(&mut run, &mut best);
+            }
+            ')' => depth = depth.saturating_sub(1),
+            '|' if depth == 0 => return None,
+            '?' | '*' | '{' if depth == 0 => {
+                // The character before may be absent (`{` may begin `{0,}`),
+                // and a brace's digits are no text.
+                run.pop();
+                end_run(&mut run, &mut best);
+                if c == '{' {
+                    let body = chars[at..]
+                        .iter()
+                        .take_while(|c| c.is_ascii_digit() || **c == ',')
+                        .count();
+                    if chars.get(at + body) == Some(&'}') {
+                        at += body + 1;
+                    }
+                }
+            }
+            '+' if depth == 0 => end_run(&mut run, &mut best),
+            c if depth == 0 && plain(c) => run.push(c),
+            _ => end_run(&mut run, &mut best),
+        }
+    }
+    end_run(&mut run, &mut best);
+    (!best.is_empty()).then(|| Needle {
+        text: if folded {
+            best.to_ascii_lowercase()
+        } else {
+            best
+        },
+        folded,
+    })
 }
 
 /// What a search found.
@@ -216,7 +347,11 @@ impl Pattern {
                 reason: error.text,
             },
         )?;
-        Ok(Pattern { regex, unicode })
+        Ok(Pattern {
+            regex,
+            unicode,
+            needle: needle(source, &flags),
+        })
     }
 
     /// The first match in `text`, searched with at most [`BASE_STEPS`] +
@@ -231,7 +366,13 @@ impl Pattern {
         units.is_some() && !self.unicode
     }
 
-    pub(crate) fn find(&self, text: &str, units: Option<&[u16]>) -> Found {
+    pub(crate) fn find(&self, text: &str, lower: &str, units: Option<&[u16]>) -> Found {
+        if let Some(needle) = &self.needle {
+            let haystack = if needle.folded { lower } else { text };
+            if !haystack.contains(needle.text.as_str()) {
+                return Found::Nothing;
+            }
+        }
         let length = units.map_or_else(|| text.chars().count(), <[u16]>::len);
         let steps = BASE_STEPS.saturating_add(STEPS_PER_UNIT.saturating_mul(length as u64));
         let found = match units {
@@ -254,7 +395,11 @@ mod tests {
         let units: Vec<u16> = text.encode_utf16().collect();
         let astral = units.len() != text.chars().count();
         match Pattern::compile(source, flags) {
-            Ok(pattern) => pattern.find(text, astral.then_some(&units[..])),
+            Ok(pattern) => pattern.find(
+                text,
+                &text.to_ascii_lowercase(),
+                astral.then_some(&units[..]),
+            ),
             Err(error) => panic!("{source} /{flags}: {error}"),
         }
     }
@@ -293,6 +438,62 @@ mod tests {
         assert_eq!(found("[a-z]", "iu", "\u{212A}"), Found::At(0..3));
         assert_eq!(found("\\w", "i", "ſ"), Found::Nothing);
         assert_eq!(found("(a)\\1", "i", "aA"), Found::At(0..2));
+    }
+
+    #[test]
+    fn the_needle_is_ascii_text_every_match_contains() {
+        let text = |source: &str, flags: &str| needle(source, flags).map(|n| n.text);
+        assert_eq!(text("\\b(parcel|package)s?\\b", "i"), None);
+        assert_eq!(
+            text("\\bwhere is my\\s+parcel", "i").as_deref(),
+            Some("where is my")
+        );
+        assert_eq!(text("Brim(?:a|b)urzor+x", ""), Some("urzor".into()));
+        assert_eq!(text("colou?r", ""), Some("colo".into()));
+        assert_eq!(text("a|bcd", ""), None);
+        assert_eq!(
+            text("\\k<x|y>zzz", ""),
+            None,
+            "without named groups it is `k<x` or `y>zzz`"
+        );
+        assert_eq!(text("\\u00e9tude\\d{2,}", "i").as_deref(), Some("tude"));
+        assert_eq!(text("[abc]xy{0,2}", ""), Some("x".into()));
+        assert_eq!(
+            text("Stock", "iu"),
+            Some("toc".into()),
+            "s and k match ſ and K under iu"
+        );
+        assert_eq!(text("Stock", "i"), Some("stock".into()));
+        assert_eq!(found("kelvin", "iu", "\u{212A}ELVIN"), Found::At(0..8));
+        assert_eq!(found("STRASSE", "iu", "ſtrasse"), Found::At(0..8));
+    }
+
+    use proptest::strategy::Strategy as _;
+
+    proptest::proptest! {
+        /// Ruling a message out by its needle never changes an answer.
+        #[test]
+        fn the_needle_never_rules_out_a_match(
+            source in proptest::collection::vec(proptest::sample::select(vec![
+                "a", "b", "s", "k", "S", "K", "ſ", "\u{212A}", " ", "ab", "sk", "\\b", "\\s", "\\d", "\\u0061",
+                "\\x62", "\\u{6b}", "\\k<n>", "\\k<a|b>", "\\p{L}", "<", ">", "(?<n>a)", "\\1", "(", ")", "(?:", "|", "[", "]", "?", "*", "+",
+                "{1}", "{0,2}", "{", "}", ".", "^", "$", "(?=a)", "(?<=s)",
+            ]), 0..10).prop_map(|parts| parts.concat()),
+            flags in proptest::sample::select(vec!["", "i", "u", "iu", "im", "is"]).prop_map(str::to_owned),
+            text in proptest::collection::vec(proptest::sample::select(vec![
+                "a", "A", "b", "B", "s", "S", "k", "K", "ſ", "\u{212A}", " ", "1", "😀", "\n",
+            ]), 0..16).prop_map(|parts| parts.concat()),
+        ) {
+            if let Ok(mut pattern) = Pattern::compile(&source, &flags) {
+                let units: Vec<u16> = text.encode_utf16().collect();
+                let astral = units.len() != text.chars().count();
+                let lower = text.to_ascii_lowercase();
+                let with = pattern.find(&text, &lower, astral.then_some(&units[..]));
+                pattern.needle = None;
+                let without = pattern.find(&text, &lower, astral.then_some(&units[..]));
+                proptest::prop_assert_eq!(with, without);
+            }
+        }
     }
 
     #[test]
