@@ -25,7 +25,11 @@ fn record() -> Record {
     session.end_iteration();
     session.begin_turn("a REFUND, please", None);
     session.end_iteration();
-    let text: String = session.events().iter().map(|e| e.to_line() + "\n").collect();
+    let text: String = session
+        .events()
+        .iter()
+        .map(|e| e.to_line() + "\n")
+        .collect();
     match read_record(&text) {
         Ok(record) => record,
         Err(error) => panic!("the record reads back: {error}"),
@@ -46,10 +50,19 @@ fn a_rule_move_is_a_link_naming_the_rule_its_label_and_the_matched_text() {
         ),
         "{text}"
     );
-    let rule = explanation.chain.iter().find(|link| link.by == MoveBy::Rule);
+    let rule = explanation
+        .chain
+        .iter()
+        .find(|link| link.by == MoveBy::Rule);
     let cause = rule.and_then(|link| link.rule.as_ref());
-    assert_eq!(cause.map(|c| (c.turn, c.rule, c.witness.as_str())), Some((2, 0, "REFUND")));
-    assert!(rule.is_some_and(|link| link.declared), "a start rule declares its move");
+    assert_eq!(
+        cause.map(|c| (c.turn, c.rule, c.witness.as_str())),
+        Some((2, 0, "REFUND"))
+    );
+    assert!(
+        rule.is_some_and(|link| link.declared),
+        "a start rule declares its move"
+    );
     assert_eq!(explanation.cursor.as_deref(), Some("refunds"));
 }
 
@@ -60,7 +73,11 @@ fn explaining_up_to_an_iteration_counts_the_move_that_ends_it() {
         Err(error) => panic!("{error}"),
     };
     let last = explanation.chain.last().map(|link| link.by);
-    assert_eq!(last, Some(MoveBy::Stay), "the rule's move does not end iteration 2");
+    assert_eq!(
+        last,
+        Some(MoveBy::Stay),
+        "the rule's move does not end iteration 2"
+    );
 }
 
 #[test]

@@ -199,7 +199,10 @@ fn a_case_with_both_a_turn_and_results_is_refused_naming_its_line() {
     let out = skillgraph(&["test", dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = text(&out.stderr);
-    assert!(stderr.contains("cases.jsonl:1: a case has either \"turn\""), "{stderr}");
+    assert!(
+        stderr.contains("cases.jsonl:1: a case has either \"turn\""),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -216,7 +219,10 @@ fn generate_writes_a_turn_case_per_example_and_per_never_routes_phrase() {
     // Four examples and three never_routes phrases in the desk's start block.
     assert_eq!(turns.len(), 7, "{generated}");
     assert_eq!(turns[0]["expect"]["to"], "shipping");
-    assert_eq!(turns[6]["turn"], "Please refund order 4412, the blender arrived broken");
+    assert_eq!(
+        turns[6]["turn"],
+        "Please refund order 4412, the blender arrived broken"
+    );
     assert_eq!(turns[6]["expect"]["to"], "triage");
     let out = skillgraph(&["test", dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
