@@ -1,8 +1,12 @@
 // Edge cases for the turn suites beyond the shipped vectors: astral
 // characters, case folding under `i` with and without `u`, lookbehind, `\b`
 // beside non-ASCII letters, empty matches, witnesses cut at a surrogate pair,
-// Annex B syntax, and what Node 20 refuses. Prints cases without answers;
+// Annex B syntax, and what Node 20 refuses. Patterns that backtrack
+// catastrophically are left out: JavaScript itself would hang on some
+// message (skill-guard's unit tests hold that they give up instead). Prints cases without answers;
 // `node edges.mjs | node oracle.mjs > turn-edges.jsonl` answers them.
+// `--seed N` draws other messages and rule lists from the same parts (the
+// shipped file is seed 7); `cargo xtask interop` runs three other seeds.
 
 const patterns = [
   ["^.$", ""], ["^.$", "u"], ["😀+", ""], ["😀+", "u"], ["[😀-🙏]", "u"], ["[😀-🙏]", ""],
@@ -24,7 +28,7 @@ const patterns = [
   ["(?i:a)", ""], ["(?-i:a)", "i"], ["(?s:.)", ""], ["]", ""], ["]", "u"], ["{", ""], ["a{", ""], ["a{1", ""], ["{1}", ""],
   ["x{2}", ""], ["\\-", ""], ["[\\-]", "u"], ["\\p{L}+", "u"], ["\\p{L}", ""], ["\\P{L}+", "u"], ["\\p{Script=Greek}+", "u"],
   [".+", "s"], [".+", ""], ["^b", "m"], ["a$", "m"], ["[\\s\\S]{3}", ""], ["\\s+", ""], ["\\s+", "u"], ["\\d+", "u"],
-  ["(a+)+$", ""], ["(a|a)*$", ""], ["(x+x+)+y", ""], ["^(\\w+\\s?)*$", ""], [".{81,}", "s"], ["[😀x]{79,}", "u"], [".{70,}", ""],
+  [".{81,}", "s"], ["[😀x]{79,}", "u"], [".{70,}", ""],
   ["a", "gimsuyd"], ["a", "v"], ["a", "iu u"], ["a", "ig"], ["a", "dd"], ["a", ""],
 ];
 
@@ -50,15 +54,22 @@ matchers.push({ all: [{ regex: "" }, { regex: "a" }] });
 matchers.push({ all: [{ all: [{ regex: "^" }] }, { keywords: ["ok"] }] });
 matchers.push({ all: [{ regex: "a" }, { regex: "(?i:a)" }] });
 
+const at = process.argv.indexOf("--seed");
+const seeded = at >= 0 ? Number(process.argv[at + 1]) : 7;
+if (!Number.isInteger(seeded) || seeded < 0) {
+  console.error("--seed takes a whole number, e.g. --seed 3");
+  process.exit(2);
+}
+const tag = seeded === 7 ? "edge" : `seed${seeded}`;
 let n = 0;
-let seed = 7;
+let seed = seeded;
 const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
 for (const match of matchers) {
   const chosen = new Set();
   while (chosen.size < 6) chosen.add(messages[next() % messages.length]);
   for (const message of chosen) {
     n += 1;
-    console.log(JSON.stringify({ suite: "turn.match", name: `turn.match.edge#${n}`, input: { match, message } }));
+    console.log(JSON.stringify({ suite: "turn.match", name: `turn.match.${tag}#${n}`, input: { match, message } }));
   }
 }
 const ids = ["refunds", "shipping", "billing", "triage"];
@@ -76,7 +87,7 @@ for (let i = 0; i < 200; i++) {
   const input = { rules, message };
   if (next() % 3 === 0) input.hidden = [ids[next() % ids.length]];
   r += 1;
-  console.log(JSON.stringify({ suite: "turn.route", name: `turn.route.edge#${r}`, input }));
+  console.log(JSON.stringify({ suite: "turn.route", name: `turn.route.${tag}#${r}`, input }));
 }
 
 function compiles(match) {
@@ -86,7 +97,6 @@ function compiles(match) {
       if (m.keywords) return m.keywords.every((k) => k.trim() !== "");
       if (m.flags && [...m.flags].some((f) => !"imsugyd".includes(f))) return false;
       if (m.flags && new Set(m.flags).size !== m.flags.length) return false;
-      if (/^\(a\+\)\+\$|a\|a|x\+x\+|\(\\w\+/.test(m.regex)) return false;
       new RegExp(m.regex, (m.flags ?? "").replace(/[gyd]/g, ""));
       return true;
     };

@@ -21,7 +21,9 @@
 //! `target/interop/npm`, server-everything's tools, resources and prompts
 //! are reached through `serve` the four ways, and the official conformance
 //! suite's server scenarios run against `serve --http` in front of
-//! `interop/conformance_upstream.py` (`mcp_suite.rs`), and the refund
+//! `interop/conformance_upstream.py` (`mcp_suite.rs`), turn cases drawn
+//! afresh are answered by Node's RegExp and run against the project, and
+//! the refund
 //! conversation's page is loaded in headless Chromium (`page_check.rs`).
 
 use std::path::{Path, PathBuf};
@@ -101,6 +103,12 @@ pub fn run_all(root: &Path, args: &[String]) -> Result<ExitCode> {
     everything(root, &bin, &desk)?;
     println!(
         "xtask: server-everything behind serve passed in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    let started = Instant::now();
+    turn_draws(root, &bin)?;
+    println!(
+        "xtask: fresh turn cases answered by JavaScript passed in {:.1} s",
         started.elapsed().as_secs_f64()
     );
     let started = Instant::now();
@@ -291,6 +299,61 @@ fn npm_packages(root: &Path) -> Result<PathBuf> {
         std::fs::write(&stamp, wanted)?;
     }
     Ok(bin)
+}
+
+/// Seeds of `interop/turn/edges.mjs` drawn here, beside the shipped seed 7.
+const TURN_SEEDS: [&str; 3] = ["1", "2", "3"];
+
+/// Turn cases drawn afresh (SPEC §13.1): each of [`TURN_SEEDS`] drawn by
+/// `interop/turn/edges.mjs`, answered by JavaScript's own RegExp through
+/// `interop/turn/oracle.mjs` on the pinned Node.js, then run against the
+/// project by the conformance runner, which must pass every one.
+fn turn_draws(root: &Path, bin: &Path) -> Result<()> {
+    let node = bin.join("node");
+    let scripts = root.join("interop").join("turn");
+    let folder = target_dir(root).join("interop").join("turn");
+    std::fs::create_dir_all(&folder)
+        .with_context(|| format!("cannot create {}", folder.display()))?;
+    let mut files = Vec::new();
+    for seed in TURN_SEEDS {
+        let drawn = Command::new(&node)
+            .arg(scripts.join("edges.mjs"))
+            .args(["--seed", seed])
+            .output()
+            .context("node could not start: delete target/interop/npm and retry")?;
+        if !drawn.status.success() {
+            bail!(
+                "interop/turn/edges.mjs --seed {seed} failed: {}",
+                String::from_utf8_lossy(&drawn.stderr)
+            );
+        }
+        let file = folder.join(format!("seed-{seed}.jsonl"));
+        let mut oracle = Command::new(&node)
+            .arg(scripts.join("oracle.mjs"))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::fs::File::create(&file)?)
+            .spawn()
+            .context("node could not start the oracle")?;
+        if let Some(mut stdin) = oracle.stdin.take() {
+            std::io::Write::write_all(&mut stdin, &drawn.stdout)?;
+        }
+        if !oracle.wait()?.success() {
+            bail!("interop/turn/oracle.mjs could not answer seed {seed}'s cases");
+        }
+        files.push(text(&file)?);
+    }
+    let runner = target_dir(root)
+        .join("debug")
+        .join(format!("skill-conformance{}", std::env::consts::EXE_SUFFIX));
+    println!("xtask: the conformance runner on turn seeds {}", TURN_SEEDS.join(", "));
+    let status = Command::new(&runner)
+        .args(&files)
+        .status()
+        .with_context(|| format!("{} could not start", runner.display()))?;
+    if !status.success() {
+        bail!("cases answered by JavaScript failed against the project (the FAIL lines above name them)");
+    }
+    Ok(())
 }
 
 /// The npm registry's server-everything behind `serve`: a tool, its
