@@ -6,8 +6,7 @@
 //! `regress`, an ECMAScript engine, matched on the message's UTF-16 code
 //! units, with the engine's departures from ECMAScript corrected here or in
 //! its vendored patches. The work of one search is bounded: a regex may take
-//! [`BASE_STEPS`] backtracking steps plus [`STEPS_PER_UNIT`] for each UTF-16
-//! unit of the message. A search that needs more gives up
+//! [`MAX_STEPS`] backtracking steps. A search that needs more gives up
 //! ([`Outcome::GaveUp`]): the rule does not decide the turn, and the session
 //! records that it gave up, so a message of any length is tried whole and a
 //! pathological pattern costs a bounded time, never a hung turn.
@@ -17,5 +16,5 @@ mod pattern;
 mod rules;
 
 pub use matcher::{Matcher, MatcherPart, Message, Outcome, RuleError, keyword_source};
-pub use pattern::{BASE_STEPS, STEPS_PER_UNIT};
+pub use pattern::MAX_STEPS;
 pub use rules::{Routed, Routing, Rule, StartRuleError, StartRules, StartRulesErrors};

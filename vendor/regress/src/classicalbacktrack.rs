@@ -879,6 +879,12 @@ impl<'a, Input: InputIndexer> MatchAttempter<'a, Input> {
                         // Note we may be in the capture group we are examining, e.g. /(abc\1)/.
                         let matched;
                         if let Some(orig_range) = cg.as_range() {
+                            // skillgraph patch 2: comparing a back-reference
+                            // costs a step per code unit it compares.
+                            let units = input
+                                .pos_to_offset(orig_range.end)
+                                .saturating_sub(input.pos_to_offset(orig_range.start));
+                            self.steps_left = self.steps_left.saturating_sub(units as u64);
                             if icase {
                                 matched = matchers::backref_icase(input, dir, orig_range, &mut pos);
                             } else {

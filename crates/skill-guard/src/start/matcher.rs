@@ -151,8 +151,7 @@ pub enum Outcome {
     /// It does not match.
     Missed,
     /// A `regex` needed more backtracking than the bound allows
-    /// ([`BASE_STEPS`](crate::start::BASE_STEPS) and
-    /// [`STEPS_PER_UNIT`](crate::start::STEPS_PER_UNIT)), so whether it
+    /// ([`MAX_STEPS`](crate::start::MAX_STEPS)), so whether it
     /// matches is not known: the rule does not decide the turn.
     GaveUp,
 }
@@ -262,6 +261,8 @@ impl Matcher {
     /// the first part's.
     pub fn find(&self, message: &Message) -> Outcome {
         let mut witness = None;
+        // A part that misses decides, even after one that gave up.
+        let mut gave_up = false;
         for part in &self.parts {
             let units = message.units.as_deref();
             let find = |pattern: &Pattern| {
@@ -285,10 +286,14 @@ impl Matcher {
                     }
                 }
                 Found::Nothing => return Outcome::Missed,
-                Found::GaveUp => return Outcome::GaveUp,
+                Found::GaveUp => gave_up = true,
             }
         }
-        witness.map_or(Outcome::Missed, Outcome::Matched)
+        match witness {
+            _ if gave_up => Outcome::GaveUp,
+            Some(witness) => Outcome::Matched(witness),
+            None => Outcome::Missed,
+        }
     }
 }
 
@@ -434,6 +439,16 @@ mod tests {
             Outcome::Matched("invoice".into())
         );
         assert_eq!(outcome(all, "invoice 12"), Outcome::Missed);
+    }
+
+    #[test]
+    fn a_part_that_misses_decides_an_all_even_after_one_that_gave_up() {
+        let message = format!("{}b", "a".repeat(3_000));
+        let all = |first: Value, second: Value| outcome(json!({"all": [first, second]}), &message);
+        let (slow, absent) = (json!({"regex": "(a+)+$"}), json!({"keywords": ["invoice"]}));
+        assert_eq!(all(slow.clone(), absent.clone()), Outcome::Missed);
+        assert_eq!(all(absent, slow.clone()), Outcome::Missed);
+        assert_eq!(all(slow, json!({"regex": "b"})), Outcome::GaveUp);
     }
 
     #[test]

@@ -10,7 +10,8 @@
 //!   engine ignores letters it does not know;
 //! - what Node 20's engine refuses and `regress` takes is refused: modifier
 //!   groups (`(?i:…)`), a group name declared twice, a quantifier on `\b`;
-//! - a match is searched with a bound on backtracking ([`Found::GaveUp`]).
+//! - a match is searched with a bound on backtracking ([`MAX_STEPS`],
+//!   then [`Found::GaveUp`]).
 
 use std::ops::Range;
 
@@ -18,11 +19,13 @@ use regress::{Flags, Regex};
 
 use crate::start::matcher::RuleError;
 
-/// Backtracking steps every search may take whatever the message's length.
-pub const BASE_STEPS: u64 = 100_000;
-
-/// Further backtracking steps each UTF-16 unit of the message allows.
-pub const STEPS_PER_UNIT: u64 = 64;
+/// The backtracking steps one search may take, whatever the message's
+/// length (comparing a back-reference costs a step per unit it compares).
+/// An ordinary pattern takes a few per position of the message; one that
+/// backtracks quadratically, such as `.*\brefund` after a long first line,
+/// stays within it to about 4,000 characters; an exponential one such as
+/// `(a+)+$` spends it and gives up, in about 50 ms.
+pub const MAX_STEPS: u64 = 10_000_000;
 
 /// A compiled `regex` matcher.
 #[derive(Debug, Clone)]
@@ -354,18 +357,19 @@ impl Pattern {
         })
     }
 
-    /// The first match in `text`, searched with at most [`BASE_STEPS`] +
-    /// [`STEPS_PER_UNIT`] × its length in UTF-16 units backtracking steps.
-    /// `units` is `text` as UTF-16 when it holds an astral character (two
-    /// code units, which a pattern without `u` sees apart), else `None`:
-    /// every other text reads the same as code points or as code units, so
-    /// it is searched as UTF-8, where the engine's prefix search works.
     /// Whether [`find`](Self::find) searches `units` (and so answers in
     /// UTF-16 units) rather than the text.
     pub(crate) fn on_units(&self, units: Option<&[u16]>) -> bool {
         units.is_some() && !self.unicode
     }
 
+    /// The first match in `text`, searched with at most [`MAX_STEPS`]
+    /// backtracking steps. `units` is `text` as UTF-16 when it holds an
+    /// astral character (two code units, which a pattern without `u` sees
+    /// apart), else `None`: every other text reads the same as code points
+    /// or as code units, so it is searched as UTF-8, where the engine's
+    /// prefix search works. A text without the pattern's needle is ruled out
+    /// first.
     pub(crate) fn find(&self, text: &str, lower: &str, units: Option<&[u16]>) -> Found {
         if let Some(needle) = &self.needle {
             let haystack = if needle.folded { lower } else { text };
@@ -373,8 +377,7 @@ impl Pattern {
                 return Found::Nothing;
             }
         }
-        let length = units.map_or_else(|| text.chars().count(), <[u16]>::len);
-        let steps = BASE_STEPS.saturating_add(STEPS_PER_UNIT.saturating_mul(length as u64));
+        let steps = MAX_STEPS;
         let found = match units {
             Some(units) if self.on_units(Some(units)) => self.regex.find_bounded_ucs2(units, steps),
             _ => self.regex.find_bounded(text, steps),
@@ -501,5 +504,18 @@ mod tests {
         let message = format!("{}b", "a".repeat(10_000));
         assert_eq!(found("(a+)+$", "", &message), Found::GaveUp);
         assert_eq!(found("(a+)+b", "", &message), Found::At(0..10_001));
+        assert_eq!(found("(a*)\\1*\\1*\\1*$", "", &message), Found::GaveUp);
+    }
+
+    #[test]
+    fn a_pattern_that_backtracks_quadratically_still_answers_on_a_long_message() {
+        let line = "x".repeat(3_000);
+        let message = format!("{line}\nI want a refund");
+        assert_eq!(found(".*\\brefund", "i", &message), Found::At(3_001..3_016));
+        let digits = format!("{} 12-34-56", "1".repeat(2_000));
+        assert_eq!(
+            found("\\d+-\\d+-\\d+", "", &digits),
+            Found::At(2_001..2_009)
+        );
     }
 }
