@@ -604,14 +604,16 @@ impl Explanation {
 }
 
 /// `turn 2 started on refunds by the rule 'refund words' (rules[0]):
-/// 'refund' in the message` (SPEC §13.3).
-pub(crate) fn rule_text(rule: &RuleCause, to: &str) -> String {
+/// 'refund' in the message` (SPEC §13.3); `stayed on` when the cursor stood
+/// there already.
+pub(crate) fn rule_text(rule: &RuleCause, stayed: bool, to: &str) -> String {
     let by = match &rule.label {
         Some(label) => format!("the rule '{label}' (rules[{}])", rule.rule),
         None => format!("rules[{}]", rule.rule),
     };
+    let how = if stayed { "stayed on" } else { "started on" };
     format!(
-        "turn {} started on {to} by {by}: '{}' in the message",
+        "turn {} {how} {to} by {by}: '{}' in the message",
         rule.turn, rule.witness
     )
 }
@@ -623,7 +625,7 @@ fn link_text(link: &Link, out: &mut String) {
         MoveBy::Route => format!("{from} → {to} by route {from}→{to}"),
         MoveBy::Model => format!("{from} → {to} by the model's pick of {to}"),
         MoveBy::Rule => match &link.rule {
-            Some(rule) => rule_text(rule, to),
+            Some(rule) => rule_text(rule, link.from == link.to, to),
             None => format!("{from} → {to} by a start rule"),
         },
         other => format!("{from} → {to} by {}", other.as_str()),

@@ -25,6 +25,8 @@ fn record() -> Record {
     session.end_iteration();
     session.begin_turn("a REFUND, please", None);
     session.end_iteration();
+    session.begin_turn("the refund again", None);
+    session.end_iteration();
     let text: String = session
         .events()
         .iter()
@@ -49,6 +51,12 @@ fn a_rule_move_is_a_link_naming_the_rule_its_label_and_the_matched_text() {
             "iteration 2: turn 2 started on refunds by the rule 'refund words' (rules[0]): 'REFUND' in the message"
         ),
         "{text}"
+    );
+    assert!(
+        text.contains(
+            "iteration 3: turn 3 stayed on refunds by the rule 'refund words' (rules[0]): 'refund' in the message"
+        ),
+        "a stay by rule is a link too: {text}"
     );
     let rule = explanation
         .chain

@@ -75,17 +75,12 @@ fn a_matching_rule_moves_the_cursor_by_rule_right_after_the_turn() {
 }
 
 #[test]
-fn a_rule_naming_the_cursor_keeps_the_run_there_without_a_move() {
+fn a_rule_naming_the_cursor_keeps_the_run_there_by_a_move_from_it_to_it() {
     let mut session = Session::new(graph(), Posture::Assist, vec![]);
     session.begin_turn("a refund please", None);
     session.take_events();
     session.begin_turn("and the money back too", Some(menu()));
     let events = session.take_events();
-    assert_eq!(
-        events.len(),
-        1,
-        "a stay by rule is the turn alone: {events:?}"
-    );
     let Some(Event::Turn(turn)) = events.first() else {
         panic!("a turn: {events:?}");
     };
@@ -93,8 +88,61 @@ fn a_rule_naming_the_cursor_keeps_the_run_there_without_a_move() {
         turn.routed.as_ref().map(|r| r.witness.as_str()),
         Some("money back")
     );
+    let Some(Event::Move(moved)) = events.get(1) else {
+        panic!("the stay by rule is a move: {events:?}");
+    };
+    assert_eq!(
+        (moved.by, moved.from.as_deref(), moved.to.as_deref()),
+        (MoveBy::Rule, Some("refunds"), Some("refunds"))
+    );
     assert_eq!(session.cursor(), Some("refunds"));
     assert!(session.outstanding_menu().is_none(), "the start is decided");
+}
+
+#[test]
+fn a_rule_whose_skill_is_not_in_the_map_is_skipped_and_an_empty_message_starts_none() {
+    let map: SkillMap = serde_json::from_value(serde_json::json!({
+        "skills": [{ "id": "triage" }, { "id": "faq" }], "entries": ["triage"],
+        "start": { "rules": [
+            { "use": "ghost", "match": { "regex": "" } },
+            { "use": "faq", "match": { "regex": "^" } }
+        ] }
+    }))
+    .unwrap_or_default();
+    let graph = Arc::new(Graph::new(map).unwrap_or_else(|e| panic!("{e}")));
+    let mut session = Session::new(graph, Posture::Assist, vec![]);
+    session.begin_turn("", None);
+    assert_eq!(
+        session.cursor(),
+        Some("triage"),
+        "an empty message is no message"
+    );
+    session.begin_turn("hello", None);
+    assert_eq!(
+        session.cursor(),
+        Some("faq"),
+        "rules[0] names no skill of the map"
+    );
+}
+
+#[test]
+fn a_rule_move_supersedes_a_pick_made_before_the_turn() {
+    let mut session = Session::new(graph(), Posture::Assist, vec![]);
+    session.begin_turn("hello", None);
+    assert!(session.read_skill("shipping").is_ok());
+    session.take_events();
+    session.begin_turn("a refund", None);
+    let events = session.take_events();
+    let Some(Event::Move(moved)) = events.get(1) else {
+        panic!("the rule's move: {events:?}");
+    };
+    assert_eq!(moved.superseded.as_deref(), Some("shipping"));
+    let ended = session.end_iteration().clone();
+    assert_eq!(
+        (ended.by, ended.to.as_deref()),
+        (MoveBy::Stay, Some("refunds")),
+        "the pick is gone"
+    );
 }
 
 #[test]
