@@ -177,6 +177,8 @@ fn a_failing_turn_case_names_the_rule_and_the_text_the_turn_started_by() {
         "\n",
         r#"{"name": "hello starts no rule", "turn": "hello there", "expect": {"to": "shipping"}}"#,
         "\n",
+        r#"{"name": "a stay by rule is no stay", "turn": "my parcel", "cursor": "shipping", "expect": {"to": "shipping", "by": "stay"}}"#,
+        "\n",
     );
     let dir = desk_copy("turn-fail", Some(cases));
     let out = skillgraph(&["test", dir.to_str().unwrap()]);
@@ -188,6 +190,10 @@ fn a_failing_turn_case_names_the_rule_and_the_text_the_turn_started_by() {
     );
     assert!(
         stdout.contains("no start rule matched, the cursor stayed on triage"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("expected the cursor on shipping with no start rule matched; the turn started on shipping by start.rules[0]"),
         "{stdout}"
     );
 }
@@ -224,6 +230,11 @@ fn generate_writes_a_turn_case_per_example_and_per_never_routes_phrase() {
         "Please refund order 4412, the blender arrived broken"
     );
     assert_eq!(turns[6]["expect"]["to"], "triage");
+    assert_eq!(
+        turns[6]["expect"]["by"], "stay",
+        "a never_routes phrase starts no rule"
+    );
+    assert_eq!(turns[0]["expect"]["by"], "rule");
     let out = skillgraph(&["test", dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
 }

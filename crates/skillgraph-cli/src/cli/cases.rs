@@ -57,6 +57,20 @@ struct Case {
 struct Expect {
     /// The skill the cursor stands on after the iteration.
     to: String,
+    /// A turn case's: whether a start rule must decide the start (`rule`)
+    /// or none may (`stay`); either, when left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    by: Option<TurnBy>,
+}
+
+/// How a turn case's start must be decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum TurnBy {
+    /// A start rule decides it.
+    Rule,
+    /// No rule matches: the cursor stays where it stood.
+    Stay,
 }
 
 /// Where a case left the cursor, and how.
@@ -71,6 +85,20 @@ enum Outcome<'g> {
 }
 
 impl Outcome<'_> {
+    /// Whether the outcome is what `expect` says.
+    fn meets(&self, expect: &Expect) -> bool {
+        let decided = match self {
+            Outcome::Turned { routing, .. } => Some(routing.routed.is_some()),
+            Outcome::Moved(_) => None,
+        };
+        let by = match (expect.by, decided) {
+            (Some(TurnBy::Rule), Some(decided)) => decided,
+            (Some(TurnBy::Stay), Some(decided)) => !decided,
+            _ => true,
+        };
+        by && self.to() == Some(expect.to.as_str())
+    }
+
     /// The skill the cursor ends on (none for a turn that starts nowhere).
     fn to(&self) -> Option<&str> {
         match self {
@@ -141,7 +169,7 @@ fn run_cases(
     let mut failed = 0;
     for (place, case) in &cases {
         let outcome = case.resolve(compiled, start);
-        if outcome.to() == Some(case.expect.to.as_str()) {
+        if outcome.meets(&case.expect) {
             output::print_line(&format!("ok    {place} {}", case.name))?;
         } else {
             failed += 1;
@@ -219,6 +247,11 @@ fn read_cases(file: &Path, map: &SkillMap) -> Result<Vec<(String, Case)>, Failur
             (Some(_), false) => {
                 return Err(bad(
                     "a case has either \"turn\" (a turn case) or \"results\" (a route case), not both; split it in two".to_owned(),
+                ));
+            }
+            (None, _) if case.expect.by.is_some() => {
+                return Err(bad(
+                    "\"expect.by\" is a turn case's (\"rule\" or \"stay\"); a route case expects only \"to\"".to_owned(),
                 ));
             }
             (Some(_), true) if case.iteration.is_some() || case.message.is_some() => {
@@ -300,8 +333,13 @@ fn turn_failure(place: &str, case: &Case, from: &Option<String>, routing: &Routi
         ),
         None => format!("no start rule matched, the cursor stayed on {at}"),
     };
+    let expected = match case.expect.by {
+        Some(TurnBy::Rule) => " by a start rule",
+        Some(TurnBy::Stay) => " with no start rule matched",
+        None => "",
+    };
     let mut out = format!(
-        "FAIL  {place} {}\n      expected the cursor on {}; {how}\n",
+        "FAIL  {place} {}\n      expected the cursor on {}{expected}; {how}\n",
         case.name, case.expect.to
     );
     for rule in &routing.gave_up {
@@ -383,17 +421,28 @@ fn turn_cases(map: &SkillMap, notes: &mut String) -> Vec<Case> {
     let Some(start) = &map.start else {
         return Vec::new();
     };
-    let turn = |name: String, message: &str, to: &str| Case {
+    let turn = |name: String, message: &str, to: &str, by: TurnBy| Case {
         name,
         turn: Some(message.to_owned()),
         cursor: None,
         results: Vec::new(),
         iteration: None,
         message: None,
-        expect: Expect { to: to.to_owned() },
+        expect: Expect {
+            to: to.to_owned(),
+            by: Some(by),
+        },
     };
     let mut cases = Vec::new();
     for (index, rule) in start.rules.iter().enumerate() {
+        if map.skill(&rule.use_skill).is_none() {
+            let _ = writeln!(
+                notes,
+                "no case for start.rules[{index}]'s examples: its use {:?} is not a skill of the map (rule-unknown-skill)",
+                rule.use_skill
+            );
+            continue;
+        }
         let named = rule.label.as_ref().map_or_else(
             || format!("start.rules[{index}]"),
             |l| format!("start.rules[{index}] ('{l}')"),
@@ -403,6 +452,7 @@ fn turn_cases(map: &SkillMap, notes: &mut String) -> Vec<Case> {
                 format!("{named}: example {example:?} starts on {}", rule.use_skill),
                 example,
                 &rule.use_skill,
+                TurnBy::Rule,
             ));
         }
     }
@@ -413,6 +463,7 @@ fn turn_cases(map: &SkillMap, notes: &mut String) -> Vec<Case> {
                     format!("never_routes {phrase:?} starts no rule: the cursor stays on {entry}"),
                     phrase,
                     entry,
+                    TurnBy::Stay,
                 ));
             }
         }
@@ -481,7 +532,10 @@ fn generated(compiled: &CompiledMap<'_>, route: &Route, what: &str, view: &Guard
         }],
         iteration: (!view.iteration.is_nan()).then_some(view.iteration),
         message: (!view.user_message.is_empty()).then(|| view.user_message.clone()),
-        expect: Expect { to: String::new() },
+        expect: Expect {
+            to: String::new(),
+            by: None,
+        },
     };
     let (to, by) = {
         let moved = compiled.resolve(
