@@ -345,13 +345,18 @@ fn turn_draws(root: &Path, bin: &Path) -> Result<()> {
     let runner = target_dir(root)
         .join("debug")
         .join(format!("skill-conformance{}", std::env::consts::EXE_SUFFIX));
-    println!("xtask: the conformance runner on turn seeds {}", TURN_SEEDS.join(", "));
+    println!(
+        "xtask: the conformance runner on turn seeds {}",
+        TURN_SEEDS.join(", ")
+    );
     let status = Command::new(&runner)
         .args(&files)
         .status()
         .with_context(|| format!("{} could not start", runner.display()))?;
     if !status.success() {
-        bail!("cases answered by JavaScript failed against the project (the FAIL lines above name them)");
+        bail!(
+            "cases answered by JavaScript failed against the project (the FAIL lines above name them)"
+        );
     }
     Ok(())
 }
