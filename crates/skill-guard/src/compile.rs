@@ -694,7 +694,8 @@ fn scalar(value: &Value) -> Option<GuardValue> {
     })
 }
 
-fn a_json_type(value: &Value) -> &'static str {
+/// The JSON kind of `value`, as refusals name it (`a string`, `an array`, …).
+pub(crate) fn a_json_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use crate::compile::a_json_type as kind;
 use crate::js_number::is_js_space;
 use crate::js_value::bounded;
 use crate::start::pattern::{Found, Pattern};
@@ -98,18 +99,6 @@ impl RuleError {
     /// The stable code: `rule-refused`, whatever the reason.
     pub fn code(&self) -> &'static str {
         "rule-refused"
-    }
-}
-
-/// The JSON kind of `value`, as refusals name it.
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
