@@ -336,6 +336,7 @@ impl Session {
     /// batch and are routed, at the iteration's end, from where the turn
     /// starts. Returns the rule that decided, as the `turn` event records
     /// it.
+    ///
     /// ```
     /// use std::sync::Arc;
     /// use skill_core::SkillMap;
