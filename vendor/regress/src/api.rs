@@ -516,16 +516,6 @@ impl Regex {
         bounded(super::classicalbacktrack::BacktrackExecutor::new(input, attempter))
     }
 
-    /// skillgraph patch 2: the first match in UTF-16 `text` (surrogate pairs
-    /// joined, as with the `u` flag), or [`StepsExhausted`] when more than
-    /// `steps` backtracking steps would be needed to decide.
-    #[cfg(feature = "utf16")]
-    pub fn find_bounded_utf16(&self, text: &[u16], steps: u64) -> Result<Option<Match>, StepsExhausted> {
-        let input = Utf16Input::new(text, self.cr.flags.unicode);
-        let attempter = MatchAttempter::with_steps(&self.cr, input.left_end(), steps);
-        bounded(super::classicalbacktrack::BacktrackExecutor::new(input, attempter))
-    }
-
     /// Returns an iterator for matches found in 'text' starting at index `start`.
     #[cfg(feature = "utf16")]
     pub fn find_from_utf16<'r, 't>(

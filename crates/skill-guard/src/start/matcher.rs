@@ -107,7 +107,6 @@ impl RuleError {
 enum Part {
     Regex {
         source: String,
-        flags: String,
         pattern: Pattern,
     },
     Keywords {
@@ -241,7 +240,10 @@ impl Matcher {
     /// The parts as declared, an `all` flattened.
     pub fn parts(&self) -> impl Iterator<Item = MatcherPart<'_>> {
         self.parts.iter().map(|part| match part {
-            Part::Regex { source, flags, .. } => MatcherPart::Regex { source, flags },
+            Part::Regex { source, pattern } => MatcherPart::Regex {
+                source,
+                flags: pattern.flags(),
+            },
             Part::Keywords { words, .. } => MatcherPart::Keywords(words),
         })
     }
@@ -324,10 +326,8 @@ fn compile_into(value: &Value, parts: &mut Vec<Part>) -> Result<(), RuleError> {
                 }
             };
             let pattern = Pattern::compile(source, flags)?;
-            let flags = flags.chars().filter(|f| "imsu".contains(*f)).collect();
             parts.push(Part::Regex {
                 source: source.clone(),
-                flags,
                 pattern,
             });
         }

@@ -31,6 +31,8 @@ pub const MAX_STEPS: u64 = 10_000_000;
 #[derive(Debug, Clone)]
 pub(crate) struct Pattern {
     regex: Regex,
+    /// The flags kept (`imsu`, in the order written).
+    flags: String,
     unicode: bool,
     /// ASCII text every match contains, when the pattern provably has some:
     /// a message without it is ruled out before the engine runs.
@@ -352,9 +354,15 @@ impl Pattern {
         )?;
         Ok(Pattern {
             regex,
-            unicode,
             needle: needle(source, &flags),
+            flags,
+            unicode,
         })
+    }
+
+    /// The flags kept (`imsu`, in the order written; `g`, `y`, `d` dropped).
+    pub(crate) fn flags(&self) -> &str {
+        &self.flags
     }
 
     /// Whether [`find`](Self::find) searches `units` (and so answers in
@@ -377,10 +385,9 @@ impl Pattern {
                 return Found::Nothing;
             }
         }
-        let steps = MAX_STEPS;
-        let found = match units {
-            Some(units) if self.on_units(Some(units)) => self.regex.find_bounded_ucs2(units, steps),
-            _ => self.regex.find_bounded(text, steps),
+        let found = match units.filter(|_| !self.unicode) {
+            Some(units) => self.regex.find_bounded_ucs2(units, MAX_STEPS),
+            None => self.regex.find_bounded(text, MAX_STEPS),
         };
         match found {
             Ok(Some(m)) => Found::At(m.range()),
