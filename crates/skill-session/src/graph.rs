@@ -99,6 +99,16 @@ impl Graph {
         }
     }
 
+    /// The ids [`SkillMap::reachable`] from `cursor`, owned: a move's
+    /// `reachable`.
+    pub(crate) fn reachable_ids(&self, cursor: Option<&str>) -> Vec<String> {
+        self.map
+            .reachable(cursor)
+            .into_iter()
+            .map(str::to_owned)
+            .collect()
+    }
+
     /// The map's start rules, compiled (none without a start block).
     pub fn start_rules(&self) -> &StartRules {
         &self.start

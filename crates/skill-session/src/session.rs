@@ -366,9 +366,9 @@ impl Session {
         let routing = if self.message.is_empty() {
             Routing::default()
         } else {
-            graph.start_rules().route(&self.message, |id| {
-                !graph.has_skill(id) || self.hidden.iter().any(|h| h == id)
-            })
+            graph
+                .start_rules()
+                .route(&self.message, |id| !graph.has_skill(id) || self.hides(id))
         };
         let routed = routing.routed.map(|routed| RoutedRecord {
             rule: routed.rule,
@@ -386,12 +386,7 @@ impl Session {
         let routed = routed?;
         self.menu_outstanding = false;
         let from = self.cursor.replace(routed.use_skill.clone());
-        let reachable = graph
-            .map()
-            .reachable(self.cursor.as_deref())
-            .into_iter()
-            .map(str::to_owned)
-            .collect();
+        let reachable = graph.reachable_ids(self.cursor.as_deref());
         self.events.push(Event::Move(MoveEvent {
             iteration: self.iteration,
             from,
@@ -522,7 +517,7 @@ impl Session {
             }
         }
         for open in self.graph.open_skills() {
-            let visible = !self.hidden.iter().any(|hidden| hidden == open);
+            let visible = !self.hides(open);
             if visible && view.cursor != Some(open.as_str()) && !may.contains(&open.as_str()) {
                 may.push(open);
             }
@@ -614,7 +609,7 @@ impl Session {
         let blocks: Vec<String> = self
             .active_skills()
             .into_iter()
-            .filter(|id| !self.hidden.iter().any(|hidden| hidden == id))
+            .filter(|id| !self.hides(id))
             .filter_map(|id| self.graph.skill(id))
             .filter(|skill| skill.surface_mode != SurfaceMode::ToolOnly && !skill.body.is_empty())
             .map(skill_content)
@@ -666,7 +661,7 @@ impl Session {
             .skills
             .iter()
             .map(|skill| skill.id.as_str())
-            .filter(|known| !self.hidden.iter().any(|hidden| hidden == known));
+            .filter(|known| !self.hides(known));
         // No id that long is near a catalog id: its distance is not worked out.
         let nearest = (id.len() <= MAX_ID_ECHO)
             .then(|| nearest(id, nameable))
@@ -676,6 +671,12 @@ impl Session {
             id: id.to_owned(),
             nearest,
         }
+    }
+
+    /// Whether the skill `id` is hidden from this session (the host's role
+    /// filter).
+    fn hides(&self, id: &str) -> bool {
+        self.hidden.iter().any(|hidden| hidden == id)
     }
 
     fn gate(&self) -> Gate<'_> {
@@ -851,12 +852,7 @@ impl Session {
             conflict: route
                 .map(|m| m.conflict.iter().map(ConflictRecord::of).collect())
                 .unwrap_or_default(),
-            reachable: graph
-                .map()
-                .reachable(to)
-                .into_iter()
-                .map(str::to_owned)
-                .collect(),
+            reachable: graph.reachable_ids(to),
             superseded: route.and(self.pick.clone()),
             declined_offer,
         }
