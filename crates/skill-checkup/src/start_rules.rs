@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 use skill_core::{IdHashSet, SkillMap, Start, StartRule};
-use skill_guard::start::{MAX_STEPS, Matcher, MatcherPart, Message, Outcome, RuleError};
+use skill_guard::start::{MAX_STEPS, Matcher, MatcherPart, Message, Outcome, RuleError, rule_name};
 
 use crate::code::ProblemCode;
 use crate::graph::listed;
@@ -30,10 +30,7 @@ impl Checked<'_> {
 
     /// `start.rules[N]`, then `('label')` when the rule has one.
     fn name(&self) -> String {
-        match &self.rule.label {
-            Some(label) => format!("start.rules[{}] ('{label}')", self.at),
-            None => format!("start.rules[{}]", self.at),
-        }
+        rule_name(self.at, self.rule.label.as_deref())
     }
 
     /// `start.rules[N]`, the short form a fix names the rule by.

@@ -17,4 +17,4 @@ mod rules;
 
 pub use matcher::{Matcher, MatcherPart, Message, Outcome, RuleError, keyword_source};
 pub use pattern::MAX_STEPS;
-pub use rules::{Routed, Routing, Rule, StartRuleError, StartRules, StartRulesErrors};
+pub use rules::{Routed, Routing, Rule, StartRuleError, StartRules, StartRulesErrors, rule_name};

@@ -19,9 +19,25 @@ pub struct Rule {
     pub matcher: Matcher,
 }
 
+/// How messages name a start rule: `start.rules[N]`, then `('label')`
+/// when it has one.
+///
+/// ```
+/// use skill_guard::start::rule_name;
+///
+/// assert_eq!(rule_name(0, Some("refund words")), "start.rules[0] ('refund words')");
+/// assert_eq!(rule_name(2, None), "start.rules[2]");
+/// ```
+pub fn rule_name(index: usize, label: Option<&str>) -> String {
+    match label {
+        Some(label) => format!("start.rules[{index}] ('{label}')"),
+        None => format!("start.rules[{index}]"),
+    }
+}
+
 /// A rule whose matcher was refused, named by its place.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("start.rules[{rule}]{}: {error}", label.as_ref().map(|l| format!(" ('{l}')")).unwrap_or_default())]
+#[error("{}: {error}", rule_name(*rule, label.as_deref()))]
 #[non_exhaustive]
 pub struct StartRuleError {
     /// The rule's index in `start.rules`, from 0.

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 use serde::{Deserialize, Serialize};
 use skillgraph::skill_core::{GuardViewInput, MoveBy, Route, SkillMap, ToolResult, did_you_mean};
-use skillgraph::skill_guard::start::{Routing, StartRules};
+use skillgraph::skill_guard::start::{Routing, StartRules, rule_name};
 use skillgraph::skill_guard::{
     CompiledMap, CursorMove, GuardEvaluation, Iteration, NearMiss, Preconditions, Setting, Witness,
     condition_caption, examine,
@@ -321,14 +321,9 @@ fn turn_failure(place: &str, case: &Case, from: &Option<String>, routing: &Routi
     let at = from.as_deref().unwrap_or("no skill");
     let how = match &routing.routed {
         Some(routed) => format!(
-            "the turn started on {} by start.rules[{}]{}: '{}' in the message",
+            "the turn started on {} by {}: '{}' in the message",
             routed.use_skill,
-            routed.rule,
-            routed
-                .label
-                .as_ref()
-                .map(|label| format!(" ('{label}')"))
-                .unwrap_or_default(),
+            rule_name(routed.rule, routed.label.as_deref()),
             routed.witness
         ),
         None => format!("no start rule matched, the cursor stayed on {at}"),
@@ -443,10 +438,7 @@ fn turn_cases(map: &SkillMap, notes: &mut String) -> Vec<Case> {
             );
             continue;
         }
-        let named = rule.label.as_ref().map_or_else(
-            || format!("start.rules[{index}]"),
-            |l| format!("start.rules[{index}] ('{l}')"),
-        );
+        let named = rule_name(index, rule.label.as_deref());
         for example in &rule.examples {
             cases.push(turn(
                 format!("{named}: example {example:?} starts on {}", rule.use_skill),
