@@ -108,7 +108,7 @@ pub(crate) fn arguments<'v>(
             {
                 return Err(InputError::UnexpectedArgument {
                     tool,
-                    argument: extra.clone(),
+                    argument: echoed(extra),
                     example,
                 });
             }
@@ -116,8 +116,43 @@ pub(crate) fn arguments<'v>(
         }
         other => Err(InputError::NotAnObject {
             tool,
-            found: other.to_string(),
+            found: echoed(&other.to_string()),
             example,
         }),
+    }
+}
+
+/// The most characters of its input an [`InputError`] repeats.
+const MAX_ECHO: usize = 64;
+
+/// `text` as an error may repeat it: whole up to [`MAX_ECHO`] characters,
+/// else its length, since a model or a client can send anything.
+fn echoed(text: &str) -> String {
+    if text.chars().count() <= MAX_ECHO {
+        text.to_owned()
+    } else {
+        format!("<{} bytes>", text.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn an_input_error_never_repeats_a_long_input() {
+        let long = "k".repeat(5_000);
+        let unexpected = arguments("t", &json!({ long.clone(): 1 }), &[], "{}").unwrap_err();
+        let not_object = arguments("t", &json!(long), &[], "{}").unwrap_err();
+        for error in [unexpected, not_object] {
+            let text = error.to_string();
+            assert!(text.len() < 200, "{text}");
+            assert!(
+                text.contains("<5000 bytes>") || text.contains("<5002 bytes>"),
+                "{text}"
+            );
+        }
     }
 }

@@ -49,7 +49,7 @@ pub use offer_view::{
     MenuRow, OfferMode, OfferView, OwnedMenuRow, OwnedOfferView, OwnedRow, Row, offer_view,
 };
 pub use read_skill::{
-    READ_SKILL, ReadSkillAnswer, ReadSkillCall, activation_confirmation, read_skill,
+    READ_SKILL, ReadSkillAnswer, ReadSkillCall, activation_confirmation, read_skill, read_skill_id,
     read_skill_within,
 };
 /// The hosts' tool name rule, kept in `skill-core` so the check-up judges a

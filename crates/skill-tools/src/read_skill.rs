@@ -153,18 +153,39 @@ impl ReadSkillCall {
     }
 
     pub(crate) fn call(&self, input: &Value) -> Result<String, InputError> {
-        let missing = || InputError::MissingArgument {
-            tool: READ_SKILL,
-            argument: "id",
-            example: EXAMPLE,
-        };
-        let arguments = arguments(READ_SKILL, input, &["id"], EXAMPLE)?.ok_or_else(missing)?;
-        let id = arguments
-            .get("id")
-            .and_then(Value::as_str)
-            .ok_or_else(missing)?;
-        Ok(self.answer_text(id))
+        Ok(self.answer_text(read_skill_id(input)?))
     }
+}
+
+/// The skill id a `read_skill` call's JSON input names: the typed check its
+/// schema makes, for a driver that answers the tool itself (an MCP server
+/// does). `null` input is no input.
+///
+/// # Errors
+///
+/// [`InputError`] when the input is not an object, has an argument other
+/// than `id`, or has no string `id`; its text never repeats more than 64
+/// characters of the input.
+///
+/// ```
+/// use serde_json::json;
+/// use skill_tools::read_skill_id;
+///
+/// assert_eq!(read_skill_id(&json!({"id": "billing"})), Ok("billing"));
+/// assert_eq!(read_skill_id(&json!({"id": 5})).unwrap_err().code(), "missing-argument");
+/// assert_eq!(read_skill_id(&json!({})).unwrap_err().code(), "missing-argument");
+/// ```
+pub fn read_skill_id(input: &Value) -> Result<&str, InputError> {
+    let missing = || InputError::MissingArgument {
+        tool: READ_SKILL,
+        argument: "id",
+        example: EXAMPLE,
+    };
+    let arguments = arguments(READ_SKILL, input, &["id"], EXAMPLE)?.ok_or_else(missing)?;
+    arguments
+        .get("id")
+        .and_then(Value::as_str)
+        .ok_or_else(missing)
 }
 
 /// What `read_skill` answers when it activated a skill without carrying its
