@@ -78,6 +78,11 @@ pub struct Explanation {
     /// The calls of host tools the call gate refused up to that point.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub refused_calls: Vec<RefusedCall>,
+    /// The calls accepted up to that point with no result in the record:
+    /// still running when the record ends, or left open by a writer that
+    /// stopped mid-call (SPEC §8.4).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub open_calls: Vec<OpenCall>,
     /// The skills active at that point, with their tools.
     pub active: Vec<ActiveSkill>,
     /// When the record was cut off mid-line: the warning naming the line.
@@ -209,10 +214,25 @@ pub struct RefusedCall {
     pub iteration: u64,
     /// The tool the model called.
     pub tool_name: String,
+    /// The run's number for the call (absent in records written before
+    /// calls were numbered).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call: Option<u64>,
     /// The refusal's reason.
     pub refusal: CallRefusal,
     /// The skills the answer named.
     pub named: Vec<String>,
+}
+
+/// A call the call gate accepted whose result the record does not hold.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OpenCall {
+    /// The iteration it was accepted in.
+    pub iteration: u64,
+    /// The tool called.
+    pub tool_name: String,
+    /// The run's number for the call.
+    pub call: u64,
 }
 
 /// A skill active at the end, with the host tools it carries.
@@ -248,7 +268,7 @@ pub fn explain(record: &Record, iteration: Option<u64>) -> Result<Explanation, E
             Event::Offer(offer) => walk.offer = Some((offer.iteration, &offer.view)),
             Event::Read(read) => walk.read(read),
             Event::Call(call) => walk.call(call),
-            Event::Result(result) => walk.batch.push(result),
+            Event::Result(result) => walk.result(result),
             Event::Move(moved) => {
                 walk.moved(moved);
                 if moved.by != MoveBy::Rule && iteration == Some(moved.iteration) {
@@ -286,6 +306,7 @@ struct Walk<'r> {
     chain: Vec<Link>,
     refused: Vec<RefusedRead>,
     refused_calls: Vec<RefusedCall>,
+    open_calls: Vec<OpenCall>,
     /// Turns begun so far, and the rule that decided the last one's start.
     turns: u64,
     routed: Option<&'r RoutedRecord>,
@@ -302,6 +323,7 @@ impl<'r> Walk<'r> {
             chain: Vec::new(),
             refused: Vec::new(),
             refused_calls: Vec::new(),
+            open_calls: Vec::new(),
             turns: 0,
             routed: None,
         }
@@ -314,12 +336,29 @@ impl<'r> Walk<'r> {
     }
 
     fn call(&mut self, call: &CallEvent) {
-        self.refused_calls.push(RefusedCall {
-            iteration: call.iteration,
-            tool_name: call.tool_name.clone(),
-            refusal: call.refusal,
-            named: call.allowed.clone(),
-        });
+        match (call.accepted, call.refusal, call.call) {
+            (true, _, Some(number)) => self.open_calls.push(OpenCall {
+                iteration: call.iteration,
+                tool_name: call.tool_name.clone(),
+                call: number,
+            }),
+            // A call event without `accepted` is a refusal (SPEC §8.4).
+            (false, refusal, number) => self.refused_calls.push(RefusedCall {
+                iteration: call.iteration,
+                tool_name: call.tool_name.clone(),
+                call: number,
+                refusal: refusal.unwrap_or(CallRefusal::NotOffered),
+                named: call.allowed.clone().unwrap_or_default(),
+            }),
+            (true, _, None) => {}
+        }
+    }
+
+    fn result(&mut self, result: &'r ResultEvent) {
+        if let Some(number) = result.call {
+            self.open_calls.retain(|open| open.call != number);
+        }
+        self.batch.push(result);
     }
 
     fn read(&mut self, read: &'r ReadEvent) {
@@ -447,6 +486,7 @@ impl<'r> Walk<'r> {
             chain: self.chain,
             refused_reads: self.refused,
             refused_calls: self.refused_calls,
+            open_calls: self.open_calls,
             active,
             warning,
             map: self.map.clone(),
@@ -539,11 +579,22 @@ impl Explanation {
         for call in &self.refused_calls {
             let _ = writeln!(
                 out,
-                "  iteration {}: call of {} refused ({}); the answer named {}",
+                "  iteration {}: {} of {} refused ({}); the answer named {}",
                 call.iteration,
+                numbered_call(call.call),
                 call.tool_name,
                 call.refusal.code(),
                 listed(&call.named)
+            );
+        }
+        if !self.open_calls.is_empty() {
+            let _ = writeln!(out, "\nCalls with no result in the record:");
+        }
+        for call in &self.open_calls {
+            let _ = writeln!(
+                out,
+                "  iteration {}: call {} of {} was accepted and forwarded; no result follows (still running, or the writer stopped mid-call)",
+                call.iteration, call.call, call.tool_name
             );
         }
         let _ = writeln!(out, "\nActive skills:");
@@ -732,6 +783,14 @@ fn condition_text(condition: &ConditionRecord) -> String {
 
 fn shown(id: Option<&str>) -> &str {
     id.unwrap_or("no skill")
+}
+
+/// `call 3`, or `a call` for a record written before calls were numbered.
+fn numbered_call(call: Option<u64>) -> String {
+    match call {
+        Some(number) => format!("call {number}"),
+        None => "a call".to_owned(),
+    }
 }
 
 fn listed(ids: &[String]) -> String {

@@ -12,7 +12,8 @@
 //! server's span per request) puts the same facts on them with [`facts`].
 
 use skill_session::{
-    CallEvent, DeclaredMap, Event, GuardRecord, MoveEvent, ReadEvent, Record, TurnEvent,
+    CallEvent, CallRefusal, DeclaredMap, Event, GuardRecord, MoveEvent, ReadEvent, Record,
+    TurnEvent,
 };
 
 /// The run's handle, or the session's name a host gives it.
@@ -176,7 +177,7 @@ pub fn facts<'a>(events: impl IntoIterator<Item = &'a Event>, map: &DeclaredMap)
     for event in events {
         match event {
             Event::Read(read) => facts.events.extend(refused_read(read)),
-            Event::Call(call) => facts.events.push(refused_call(call)),
+            Event::Call(call) => facts.events.extend(refused_call(call)),
             Event::Move(moved) => {
                 facts.attributes = moved_attributes(moved, map);
                 if let Some(guard) = &moved.guard {
@@ -372,16 +373,20 @@ fn refused_read(read: &ReadEvent) -> Option<SpanEvent> {
     })
 }
 
-fn refused_call(call: &CallEvent) -> SpanEvent {
-    SpanEvent {
+fn refused_call(call: &CallEvent) -> Option<SpanEvent> {
+    if call.accepted {
+        return None;
+    }
+    let refusal = call.refusal.unwrap_or(CallRefusal::NotOffered);
+    Some(SpanEvent {
         name: CALL_REFUSED_EVENT,
         attributes: vec![
             (REFUSED_TARGET, Value::String(call.tool_name.clone())),
+            (REFUSED_REASON, Value::String(refusal.code().to_owned())),
             (
-                REFUSED_REASON,
-                Value::String(call.refusal.code().to_owned()),
+                REFUSED_NAMED,
+                Value::Strings(call.allowed.clone().unwrap_or_default()),
             ),
-            (REFUSED_NAMED, Value::Strings(call.allowed.clone())),
         ],
-    }
+    })
 }

@@ -106,7 +106,9 @@ impl Gate<'_> {
                 let body = self.graph.skill(id).and_then(delivered_body);
                 (vec![id.to_owned()], self_notice(id, body))
             }
-            Refusal::Unreachable => {
+            // The gate never refuses a read as malformed or unknown (its
+            // driver does, before the gate); such an id is out of reach.
+            Refusal::Unreachable | Refusal::Malformed | Refusal::Unknown => {
                 let said = spoken(hops.iter().copied().chain(open()), |id| !self.is_hidden(id));
                 let allowed = dedup(said.named);
                 (

@@ -92,16 +92,24 @@ pub enum Refusal {
     PostureGuardOffMenu,
     /// A hop under `guard`, with no menu outstanding.
     PostureGuardNoMenu,
+    /// The call's arguments name no skill id (no `id`, an `id` that is not
+    /// a string, another argument): judged before the gate. The read's `id`
+    /// is what was given for `id` as JSON, empty when nothing was.
+    Malformed,
+    /// The id is not a skill of the map: judged before the gate.
+    Unknown,
 }
 
 impl Refusal {
     /// Every refusal, in the order the record documents them.
-    pub const ALL: [Refusal; 5] = [
+    pub const ALL: [Refusal; 7] = [
         Refusal::SelfCall,
         Refusal::Unreachable,
         Refusal::PostureRails,
         Refusal::PostureGuardOffMenu,
         Refusal::PostureGuardNoMenu,
+        Refusal::Malformed,
+        Refusal::Unknown,
     ];
 
     /// The refusal's stable code, as the record spells it.
@@ -112,6 +120,8 @@ impl Refusal {
             Refusal::PostureRails => "posture-rails",
             Refusal::PostureGuardOffMenu => "posture-guard-off-menu",
             Refusal::PostureGuardNoMenu => "posture-guard-no-menu",
+            Refusal::Malformed => "malformed",
+            Refusal::Unknown => "unknown",
         }
     }
 }
@@ -157,7 +167,7 @@ pub enum Event {
     Offer(OfferEvent),
     /// The model read a skill; the gate judged it.
     Read(ReadEvent),
-    /// The call gate refused a call of a host tool.
+    /// The call gate judged a call of a host tool.
     Call(CallEvent),
     /// A host tool's result was observed.
     Result(ResultEvent),
@@ -408,17 +418,31 @@ pub struct ReadEvent {
     pub allowed: Option<Vec<String>>,
 }
 
-/// `call`: a call of a host tool that the call gate refused (SPEC §9.3).
+/// `call`: a call of a host tool that the call gate judged (SPEC §8.4,
+/// §9.3). An accepted call's event is appended before the call is made, so
+/// a record whose writer died mid-call shows the call open: a `call` with
+/// no `result` of its number.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CallEvent {
     /// The iteration.
     pub iteration: u64,
     /// The tool the model called.
     pub tool_name: String,
+    /// The run's own number for the call: 1, 2, … in the order the gate
+    /// judged calls (absent in records written before calls were numbered).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<u64>,
+    /// Whether the gate accepted the call (absent, and read as a refusal,
+    /// in records written before accepted calls were recorded).
+    #[serde(default)]
+    pub accepted: bool,
     /// Why it was refused.
-    pub refusal: CallRefusal,
-    /// The skills the answer named: the visible skills that carry the tool.
-    pub allowed: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<CallRefusal>,
+    /// When refused: the skills the answer named, the visible skills that
+    /// carry the tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allowed: Option<Vec<String>>,
 }
 
 /// `result`: a host tool's result, observed.
@@ -428,6 +452,11 @@ pub struct ResultEvent {
     pub iteration: u64,
     /// The tool that returned.
     pub tool_name: String,
+    /// The number of the accepted call it answers (SPEC §8.4); absent for a
+    /// result reported with no call before it, and in records written
+    /// before calls were numbered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<u64>,
     /// The status the result declared, if any (never inferred).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
@@ -589,6 +618,7 @@ mod tests {
         let event = Event::Result(ResultEvent {
             iteration: 3,
             tool_name: "lookup_order".into(),
+            call: Some(2),
             status: Some("success".into()),
             bytes: 2,
             result: "{}".into(),
@@ -597,7 +627,7 @@ mod tests {
         });
         assert_eq!(
             event.to_line(),
-            r#"{"v":1,"event":"result","iteration":3,"tool_name":"lookup_order","status":"success","bytes":2,"result":"{}"}"#
+            r#"{"v":1,"event":"result","iteration":3,"tool_name":"lookup_order","call":2,"status":"success","bytes":2,"result":"{}"}"#
         );
         assert_eq!((event.kind(), event.iteration()), ("result", 3));
     }

@@ -1,4 +1,4 @@
-//! Replay: feeding a record's inputs — its turns, offers, reads, refused
+//! Replay: feeding a record's inputs — its turns, offers, reads, judged
 //! calls, results and ends of iteration — into a fresh session on the same graph. A session is
 //! deterministic, so the replayed record equals the original; that is the
 //! law `explain` stands on.
@@ -8,7 +8,7 @@ use std::sync::Arc;
 use skill_core::{MoveBy, ToolResult};
 
 use crate::graph::Graph;
-use crate::record::{Event, ResultEvent};
+use crate::record::{Event, ReadEvent, Refusal, ResultEvent};
 use crate::session::{CANCELLED, INPUT_REQUIRED, ReadError, Session, SessionConfig};
 
 /// A record that cannot be replayed.
@@ -81,6 +81,13 @@ pub fn replay(graph: &Arc<Graph>, events: &[Event]) -> Result<Vec<Event>, Replay
             tools: start.tools,
         },
     );
+    // A record written before calls were numbered replays as it was written.
+    let numbered = events
+        .iter()
+        .any(|event| matches!(event, Event::Call(call) if call.call.is_some()));
+    if !numbered {
+        session = session.unnumbered();
+    }
     for (index, event) in events.iter().enumerate().skip(1) {
         match event {
             Event::Start(_) => return Err(ReplayError::SecondStart { index }),
@@ -90,6 +97,11 @@ pub fn replay(graph: &Arc<Graph>, events: &[Event]) -> Result<Vec<Event>, Replay
             Event::Offer(_) => {
                 session.tools();
             }
+            Event::Read(ReadEvent {
+                id,
+                refusal: Some(refusal @ (Refusal::Malformed | Refusal::Unknown)),
+                ..
+            }) => session.refuse_read(id, *refusal),
             Event::Read(read) => {
                 session
                     .read_skill(&read.id)
@@ -100,19 +112,21 @@ pub fn replay(graph: &Arc<Graph>, events: &[Event]) -> Result<Vec<Event>, Replay
             }
             Event::Result(ResultEvent {
                 tool_name,
+                call,
                 error: Some(error),
                 status,
                 ..
             }) => {
                 if error == CANCELLED && status.is_none() {
-                    session.observe_cancelled(tool_name);
+                    session.observe_cancelled(tool_name, *call);
                 } else if error == INPUT_REQUIRED && status.is_none() {
-                    session.observe_input_required(tool_name);
+                    session.observe_input_required(tool_name, *call);
                 } else {
-                    session.observe_failure(tool_name, error);
+                    session.observe_failure(tool_name, *call, error);
                 }
             }
             Event::Result(result) => session.observe_measured(
+                result.call,
                 ToolResult {
                     tool_name: result.tool_name.clone(),
                     result: result.result.clone(),

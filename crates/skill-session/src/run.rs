@@ -7,10 +7,10 @@
 use std::sync::Arc;
 
 use skill_core::ToolResult;
-use skill_tools::ToolDescriptor;
+use skill_tools::{ToolDescriptor, read_skill_id};
 
 use crate::graph::Graph;
-use crate::record::Event;
+use crate::record::{Event, Refusal};
 use crate::session::{CallAnswer, ReadError, Session, SessionConfig};
 
 /// One run: a [`Session`] with one turn, every read and call an iteration.
@@ -29,8 +29,9 @@ use crate::session::{CallAnswer, ReadError, Session, SessionConfig};
 /// let config = SessionConfig { tools: CallPolicy::Strict, ..SessionConfig::default() };
 /// let mut run = Run::new(Arc::new(Graph::new(map)?), config);
 /// assert!(matches!(run.call("issue_refund"), RunCall::Refused { .. }), "refunds is not active");
-/// assert_eq!(run.call("lookup_order"), RunCall::Forward);
-/// let answer = run.answered(ToolResult { tool_name: "lookup_order".into(), result: r#"{"riskLevel":"high"}"#.into(), status: None });
+/// let RunCall::Forward { call } = run.call("lookup_order") else { panic!("triage carries lookup_order") };
+/// assert_eq!(call, 2, "the refused call was the first");
+/// let answer = run.answered(call, ToolResult { tool_name: "lookup_order".into(), result: r#"{"riskLevel":"high"}"#.into(), status: None });
 /// assert_eq!(answer.body.as_deref(), Some(r#"<skill_content name="refunds">Refund with care.</skill_content>"#));
 /// assert!(answer.changed, "the active skills changed: announce the tool list");
 /// assert_eq!(run.session().iteration(), 3, "the refusal and the call were an iteration each");
@@ -58,9 +59,12 @@ pub struct RunRead {
 /// The call gate's word on one call of a host tool in a run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RunCall {
-    /// Forward the call, then report its [answer](Run::answered) or its
-    /// [failure](Run::failed).
-    Forward,
+    /// Forward the call (it is recorded already), then report its
+    /// [answer](Run::answered) or its [failure](Run::failed) under `call`.
+    Forward {
+        /// The run's number for the call.
+        call: u64,
+    },
     /// Answer with `text` as a tool error; the iteration has ended.
     Refused {
         /// The teaching refusal.
@@ -158,11 +162,59 @@ impl Run {
         })
     }
 
-    /// A call of the host tool `tool`, judged by the call gate. A refusal
-    /// is recorded and ends the iteration.
+    /// A `read_skill` call with its JSON `input` (the tool's arguments), as
+    /// a driver that answers the tool itself receives it: the input checked
+    /// as the tool's schema says, the id judged by the read gate, and the
+    /// iteration ended. Every read is recorded, also one whose input names
+    /// no id ([`Refusal::Malformed`]) or names no skill of the map
+    /// ([`Refusal::Unknown`]); those are refused with the reason and the
+    /// fix, repeating at most 256 bytes of the input.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use skill_core::SkillMap;
+    /// use skill_session::{Event, Graph, Refusal, Run, SessionConfig};
+    ///
+    /// let map: SkillMap = serde_json::from_str(r#"{"skills": [{ "id": "faq" }]}"#)?;
+    /// let mut run = Run::new(Arc::new(Graph::new(map)?), SessionConfig::default());
+    /// let read = run.read_input(&serde_json::json!({ "id": 5 }));
+    /// assert!(!read.accepted && read.text.contains("needs a string argument `id`"));
+    /// let Some(Event::Read(recorded)) = run.session().events().iter().rev().nth(1) else { panic!() };
+    /// assert_eq!((recorded.refusal, recorded.id.as_str()), (Some(Refusal::Malformed), "5"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn read_input(&mut self, input: &serde_json::Value) -> RunRead {
+        let refused = match read_skill_id(input) {
+            Ok(id) => match self.read(id) {
+                Ok(read) => return read,
+                Err(unknown) => {
+                    self.session.refuse_read(id, Refusal::Unknown);
+                    unknown.to_string()
+                }
+            },
+            Err(malformed) => {
+                let given = match input.get("id") {
+                    Some(id) => id.to_string(),
+                    None => String::new(),
+                };
+                self.session.refuse_read(&given, Refusal::Malformed);
+                malformed.to_string()
+            }
+        };
+        self.session.end_iteration();
+        RunRead {
+            accepted: false,
+            text: refused,
+            changed: false,
+        }
+    }
+
+    /// A call of the host tool `tool`, judged by the call gate and
+    /// recorded, an accepted call before it is made. A refusal ends the
+    /// iteration.
     pub fn call(&mut self, tool: &str) -> RunCall {
         match self.session.call_tool(tool) {
-            CallAnswer::Admitted => RunCall::Forward,
+            CallAnswer::Admitted { call } => RunCall::Forward { call },
             CallAnswer::Refused { text, .. } => {
                 self.session.end_iteration();
                 RunCall::Refused { text }
@@ -170,17 +222,18 @@ impl Run {
         }
     }
 
-    /// A forwarded call's answer: observed, routed, the iteration ended.
-    pub fn answered(&mut self, result: ToolResult) -> RunAnswer {
+    /// The answer of the forwarded call numbered `call`: observed, routed,
+    /// the iteration ended.
+    pub fn answered(&mut self, call: u64, result: ToolResult) -> RunAnswer {
         let before = self.active();
-        self.session.observe(result);
+        self.session.observe_call(call, result);
         self.end_answered(before)
     }
 
     /// A forwarded call of `tool` the client cancelled: recorded as
     /// cancelled, the iteration ended, and nothing moves (SPEC §9.5).
-    pub fn cancelled(&mut self, tool: &str) {
-        self.session.observe_cancelled(tool);
+    pub fn cancelled(&mut self, call: u64, tool: &str) {
+        self.session.observe_cancelled(tool, Some(call));
         self.session.end_iteration();
     }
 
@@ -188,8 +241,8 @@ impl Run {
     /// input instead of answering (MCP's `input_required`): recorded, the
     /// iteration ended, and nothing moves; the client's retry, with its
     /// answers, is a call of its own (SPEC §9.5).
-    pub fn input_required(&mut self, tool: &str) {
-        self.session.observe_input_required(tool);
+    pub fn input_required(&mut self, call: u64, tool: &str) {
+        self.session.observe_input_required(tool, Some(call));
         self.session.end_iteration();
     }
 
@@ -210,9 +263,9 @@ impl Run {
     /// A forwarded call of `tool` that failed instead of answering, for
     /// `error`: recorded as a `failure` result with the error (SPEC §9.7),
     /// routed as one (routes on `failure` fire), and the iteration ended.
-    pub fn failed(&mut self, tool: &str, error: &str) -> RunAnswer {
+    pub fn failed(&mut self, call: u64, tool: &str, error: &str) -> RunAnswer {
         let before = self.active();
-        self.session.observe_failure(tool, error);
+        self.session.observe_failure(tool, Some(call), error);
         self.end_answered(before)
     }
 
@@ -270,8 +323,8 @@ mod tests {
     #[test]
     fn a_call_that_needs_input_moves_nothing_and_replays() {
         let mut run = run(CallPolicy::Scoped, &[]);
-        assert_eq!(run.call("lookup_order"), RunCall::Forward);
-        run.input_required("lookup_order");
+        assert_eq!(run.call("lookup_order"), RunCall::Forward { call: 1 });
+        run.input_required(1, "lookup_order");
         assert_eq!(run.session().cursor(), Some("triage"), "nothing moved");
         assert_eq!(run.session().iteration(), 2, "the attempt was an iteration");
         let events = run.take_events();
@@ -294,8 +347,8 @@ mod tests {
         }))
         .unwrap();
         let mut run = Run::new(Arc::new(Graph::new(map).unwrap()), SessionConfig::default());
-        assert_eq!(run.call("lookup_order"), RunCall::Forward);
-        let answer = run.failed("lookup_order", "upstream \"desk\" timed out after 60 s");
+        assert_eq!(run.call("lookup_order"), RunCall::Forward { call: 1 });
+        let answer = run.failed(1, "lookup_order", "upstream \"desk\" timed out after 60 s");
         assert!(answer.changed);
         assert_eq!(
             answer.body.as_deref(),
@@ -367,10 +420,17 @@ mod tests {
             panic!("a call event: {events:?}");
         };
         assert_eq!(
-            (call.refusal, call.allowed.as_slice()),
             (
-                CallRefusal::NotOffered,
-                &["refunds".to_owned(), "audit".to_owned()][..]
+                call.call,
+                call.accepted,
+                call.refusal,
+                call.allowed.as_deref()
+            ),
+            (
+                Some(1),
+                false,
+                Some(CallRefusal::NotOffered),
+                Some(&["refunds".to_owned(), "audit".to_owned()][..])
             )
         );
         replays_to_itself(&mut run);
@@ -380,13 +440,16 @@ mod tests {
     fn all_counts_every_call_as_offered_and_scoped_marks_the_rest() {
         for (policy, offered) in [(CallPolicy::All, true), (CallPolicy::Scoped, false)] {
             let mut run = run(policy, &[]);
-            assert_eq!(run.call("issue_refund"), RunCall::Forward);
+            assert_eq!(run.call("issue_refund"), RunCall::Forward { call: 1 });
             assert_eq!(run.offers("issue_refund"), offered);
-            let answer = run.answered(ToolResult {
-                tool_name: "issue_refund".into(),
-                result: "{}".into(),
-                status: None,
-            });
+            let answer = run.answered(
+                1,
+                ToolResult {
+                    tool_name: "issue_refund".into(),
+                    result: "{}".into(),
+                    status: None,
+                },
+            );
             assert_eq!(
                 answer,
                 RunAnswer {
@@ -412,8 +475,8 @@ mod tests {
         }))
         .unwrap();
         let mut run = Run::new(Arc::new(Graph::new(map).unwrap()), SessionConfig::default());
-        assert_eq!(run.call("lookup_order"), RunCall::Forward);
-        run.cancelled("lookup_order");
+        assert_eq!(run.call("lookup_order"), RunCall::Forward { call: 1 });
+        run.cancelled(1, "lookup_order");
         assert_eq!(run.session().cursor(), Some("triage"));
         let events = run.take_events();
         assert!(events.iter().any(|event| matches!(event, Event::Result(result) if result.error.as_deref() == Some("cancelled"))));
@@ -423,13 +486,152 @@ mod tests {
     #[test]
     fn a_failed_call_ends_its_iteration_and_moves_nothing_without_a_failure_route() {
         let mut run = run(CallPolicy::Scoped, &[]);
-        assert_eq!(run.call("lookup_order"), RunCall::Forward);
-        let answer = run.failed("lookup_order", "the upstream has stopped");
+        assert_eq!(run.call("lookup_order"), RunCall::Forward { call: 1 });
+        let answer = run.failed(1, "lookup_order", "the upstream has stopped");
         assert_eq!((answer.body, answer.changed), (None, false));
         assert_eq!(
             (run.session().iteration(), run.session().cursor()),
             (2, Some("triage"))
         );
+        replays_to_itself(&mut run);
+    }
+
+    fn result(tool: &str, text: &str) -> ToolResult {
+        ToolResult {
+            tool_name: tool.into(),
+            result: text.into(),
+            status: None,
+        }
+    }
+
+    #[test]
+    fn an_accepted_call_is_recorded_before_its_result_and_the_result_carries_its_number() {
+        let mut run = run(CallPolicy::Scoped, &[]);
+        let RunCall::Forward { call } = run.call("lookup_order") else {
+            panic!("triage carries lookup_order");
+        };
+        // Before any answer, the record already shows the call, open.
+        let events = run.session().events();
+        let Some(Event::Call(open)) = events.last() else {
+            panic!("the call is the last event: {events:?}");
+        };
+        assert_eq!(
+            (
+                open.call,
+                open.accepted,
+                open.refusal,
+                open.allowed.as_ref()
+            ),
+            (Some(call), true, None, None)
+        );
+        assert_eq!(run.session().open_calls().collect::<Vec<_>>(), [call]);
+        assert!(
+            Event::Call(open.clone())
+                .to_line()
+                .contains(r#""tool_name":"lookup_order","call":1,"accepted":true"#)
+        );
+        run.answered(call, result("lookup_order", "{}"));
+        assert_eq!(run.session().open_calls().count(), 0);
+        let answered = run.session().events().iter().find_map(|event| match event {
+            Event::Result(result) => Some(result.call),
+            _ => None,
+        });
+        assert_eq!(answered, Some(Some(call)));
+        replays_to_itself(&mut run);
+    }
+
+    #[test]
+    fn calls_answered_out_of_order_keep_their_numbers() {
+        let mut run = run(CallPolicy::Scoped, &[]);
+        assert_eq!(run.call("lookup_order"), RunCall::Forward { call: 1 });
+        assert_eq!(run.call("lookup_order"), RunCall::Forward { call: 2 });
+        run.answered(2, result("lookup_order", "second"));
+        run.answered(1, result("lookup_order", "first"));
+        let answered: Vec<_> = run
+            .session()
+            .events()
+            .iter()
+            .filter_map(|event| match event {
+                Event::Result(result) => Some((result.call, result.result.clone())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            answered,
+            [
+                (Some(2), "second".to_owned()),
+                (Some(1), "first".to_owned())
+            ]
+        );
+        replays_to_itself(&mut run);
+    }
+
+    #[test]
+    fn a_record_written_before_calls_were_numbered_replays_to_itself() {
+        // Such a record has refused calls without `call` or `accepted`, and
+        // results without `call`: replay writes none of them.
+        let mut run = run(CallPolicy::Strict, &[]);
+        let _ = run.call("issue_refund");
+        let RunCall::Forward { call } = run.call("lookup_order") else {
+            panic!("triage carries lookup_order");
+        };
+        run.answered(call, result("lookup_order", "{}"));
+        let old: Vec<Event> = run
+            .take_events()
+            .into_iter()
+            .filter_map(|event| match event {
+                Event::Call(call) if call.accepted => None,
+                Event::Call(mut call) => {
+                    call.call = None;
+                    let line = Event::Call(call)
+                        .to_line()
+                        .replace(r#","accepted":false"#, "");
+                    serde_json::from_str::<Event>(&line).ok()
+                }
+                Event::Result(mut result) => {
+                    result.call = None;
+                    Some(Event::Result(result))
+                }
+                other => Some(other),
+            })
+            .collect();
+        assert!(old.iter().any(|event| event.kind() == "call"));
+        assert_eq!(replay(run.session().graph(), &old).unwrap(), old);
+    }
+
+    #[test]
+    fn malformed_and_unknown_reads_are_recorded_refused_and_replay() {
+        let mut run = run(CallPolicy::Scoped, &[]);
+        let huge = "x".repeat(5_000);
+        for input in [
+            json!({}),
+            json!({"id": 5}),
+            json!({"id": huge}),
+            json!("id"),
+        ] {
+            let read = run.read_input(&input);
+            assert!(!read.accepted && !read.changed);
+            assert!(read.text.len() < 600, "{} bytes", read.text.len());
+        }
+        let refusals: Vec<_> = run
+            .session()
+            .events()
+            .iter()
+            .filter_map(|event| match event {
+                Event::Read(read) => Some((read.refusal, read.id.len())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            refusals,
+            [
+                (Some(Refusal::Malformed), 0),
+                (Some(Refusal::Malformed), 1),
+                (Some(Refusal::Unknown), 256),
+                (Some(Refusal::Malformed), 0)
+            ]
+        );
+        assert_eq!(run.session().iteration(), 5, "each read was an iteration");
         replays_to_itself(&mut run);
     }
 }

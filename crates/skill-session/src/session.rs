@@ -17,7 +17,7 @@ use crate::gate::Gate;
 use crate::graph::Graph;
 use crate::record::{
     CallEvent, CallPolicy, ConflictRecord, Event, GuardRecord, MoveBy, MoveEvent, OfferEvent,
-    Posture, ReadEvent, ResultEvent, RoutedRecord, StartEvent, TurnEvent, head,
+    Posture, ReadEvent, Refusal, ResultEvent, RoutedRecord, StartEvent, TurnEvent, head,
 };
 
 /// A skill's body as the model is shown it outside a tool answer: inside
@@ -133,6 +133,15 @@ pub enum ReadError {
 /// measured, so that a huge id is never echoed.
 pub const MAX_ID_ECHO: usize = 256;
 
+/// `text` cut to at most [`MAX_ID_ECHO`] bytes, on a character boundary.
+fn cut_echo(text: &str) -> &str {
+    let mut end = text.len().min(MAX_ID_ECHO);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
 /// `id "x"`, or `an id of N bytes` past [`MAX_ID_ECHO`].
 fn shown_id(id: &str) -> String {
     if id.len() > MAX_ID_ECHO {
@@ -154,9 +163,12 @@ impl ReadError {
 /// What one call of a host tool gets from the call gate.
 #[derive(Debug, Clone, PartialEq)]
 pub enum CallAnswer {
-    /// The call may go ahead: forward it, then [`Session::observe`] its
-    /// result.
-    Admitted,
+    /// The call may go ahead and is recorded (a `call` event, before it is
+    /// made): make it, then [`Session::observe`] its result.
+    Admitted {
+        /// The run's number for the call, which its result carries.
+        call: u64,
+    },
     /// The call is refused and recorded (a `call` event): answer the model
     /// with `text`, a teaching refusal, as a tool error.
     Refused {
@@ -225,6 +237,13 @@ pub struct Session {
     pick: Option<String>,
     /// The offer view last recorded (boxed: an idle session stays small).
     last_offer: Option<Box<OwnedOfferView>>,
+    /// How many calls the call gate has judged.
+    calls: u64,
+    /// Whether calls are numbered and accepted ones recorded (off only to
+    /// replay a record written before they were, SPEC §8.4).
+    numbered: bool,
+    /// The accepted calls whose result has not come yet: number and tool.
+    open: Vec<(u64, String)>,
     events: Vec<Event>,
 }
 
@@ -274,6 +293,9 @@ impl Session {
             results: Vec::new(),
             pick: None,
             last_offer: None,
+            calls: 0,
+            numbered: true,
+            open: Vec::new(),
             events: vec![start],
         }
     }
@@ -654,6 +676,23 @@ impl Session {
         })
     }
 
+    /// Record a read refused before the gate could judge it, as `refusal`
+    /// ([`Refusal::Malformed`] or [`Refusal::Unknown`]): `id` is what the
+    /// call gave, cut to [`MAX_ID_ECHO`] bytes. Nothing else changes; a
+    /// driver that answers such reads itself (an MCP server) records them
+    /// so that every read is in the record (SPEC §9.7).
+    pub fn refuse_read(&mut self, id: &str, refusal: Refusal) {
+        let read = ReadEvent {
+            iteration: self.iteration,
+            id: cut_echo(id).to_owned(),
+            class: TargetClass::Unreachable,
+            accepted: false,
+            refusal: Some(refusal),
+            allowed: Some(Vec::new()),
+        };
+        self.events.push(Event::Read(read));
+    }
+
     fn unknown(&self, id: &str) -> ReadError {
         let nameable = self
             .graph
@@ -690,15 +729,32 @@ impl Session {
     }
 
     /// Judge a call of the host tool `tool` under the session's call policy
-    /// (SPEC §9.3), before the host makes it. Under `strict`, a call of a
-    /// tool no active skill carries is refused: the answer teaches which
-    /// visible skills carry it and whether a read can take them from here,
-    /// and the refusal is recorded as a `call` event. Otherwise the call is
-    /// admitted and nothing is recorded until its result is
-    /// [observed](Self::observe).
+    /// (SPEC §9.3), before the host makes it. Every judged call gets the
+    /// run's next number and is recorded as a `call` event: an accepted one
+    /// before it is made, so that a record whose writer stops mid-call
+    /// shows it open. Under `strict`, a call of a tool no active skill
+    /// carries is refused: the answer teaches which visible skills carry it
+    /// and whether a read can take them from here. An accepted call's
+    /// result is then [observed](Self::observe), and carries its number.
     pub fn call_tool(&mut self, tool: &str) -> CallAnswer {
+        self.calls += 1;
+        let number = self.calls;
+        let call = self.numbered.then_some(number);
         match judge_call(&self.gate(), self.policy, tool, self.offers_tool(tool)) {
-            CallVerdict::Admitted => CallAnswer::Admitted,
+            CallVerdict::Admitted => {
+                if self.numbered {
+                    self.events.push(Event::Call(CallEvent {
+                        iteration: self.iteration,
+                        tool_name: tool.to_owned(),
+                        call,
+                        accepted: true,
+                        refusal: None,
+                        allowed: None,
+                    }));
+                    self.open.push((number, tool.to_owned()));
+                }
+                CallAnswer::Admitted { call: number }
+            }
             CallVerdict::Refused {
                 refusal,
                 named,
@@ -707,8 +763,10 @@ impl Session {
                 let call = CallEvent {
                     iteration: self.iteration,
                     tool_name: tool.to_owned(),
-                    refusal,
-                    allowed: named,
+                    call,
+                    accepted: false,
+                    refusal: Some(refusal),
+                    allowed: Some(named),
                 };
                 self.events.push(Event::Call(call.clone()));
                 CallAnswer::Refused { text, call }
@@ -716,23 +774,58 @@ impl Session {
         }
     }
 
+    /// Stop numbering calls and recording accepted ones, as sessions did
+    /// before SPEC §8.4 recorded them: only to replay such a record.
+    pub(crate) fn unnumbered(mut self) -> Self {
+        self.numbered = false;
+        self
+    }
+
+    /// The accepted calls that have no result yet, by number, oldest first.
+    pub fn open_calls(&self) -> impl Iterator<Item = u64> + '_ {
+        self.open.iter().map(|(number, _)| *number)
+    }
+
+    /// The number of the open call a result of `tool` answers, closing it:
+    /// `call` when the host names it, else the oldest open call of `tool`;
+    /// `None` when no call of `tool` is open (a result the host reports
+    /// with no call before it).
+    fn close_call(&mut self, tool: &str, call: Option<u64>) -> Option<u64> {
+        let at = self.open.iter().position(|(number, name)| match call {
+            Some(call) => *number == call,
+            None => name == tool,
+        })?;
+        Some(self.open.remove(at).0)
+    }
+
     /// Observe one host tool's result, in call order. Its `status` is only
     /// what the result declares; none is inferred. A result of a tool that
     /// is not [offered](Self::offers_call) is recorded with `offered:
-    /// false`.
+    /// false`. It answers the oldest open call of its tool, if any (see
+    /// [`observe_call`](Self::observe_call) to name the call).
     pub fn observe(&mut self, result: ToolResult) {
         let bytes = result.result.len();
-        self.observe_measured(result, bytes);
+        self.observe_measured(None, result, bytes);
     }
 
-    /// [`observe`](Self::observe) a result whose whole length was `bytes`:
-    /// a replay has only the recorded head of a long result, and records
-    /// the length the original had.
-    pub(crate) fn observe_measured(&mut self, result: ToolResult, bytes: usize) {
+    /// [`observe`](Self::observe) the result of the accepted call numbered
+    /// `call` (the number [`CallAnswer::Admitted`] gave): calls of one tool
+    /// may be answered in another order than they were made.
+    pub fn observe_call(&mut self, call: u64, result: ToolResult) {
+        let bytes = result.result.len();
+        self.observe_measured(Some(call), result, bytes);
+    }
+
+    /// [`observe`](Self::observe) a result whose whole length was `bytes`,
+    /// answering `call` when given: a replay has only the recorded head of
+    /// a long result, and records the length the original had.
+    pub(crate) fn observe_measured(&mut self, call: Option<u64>, result: ToolResult, bytes: usize) {
         let offered = self.offers_call(&result.tool_name);
+        let call = self.close_call(&result.tool_name, call);
         self.events.push(Event::Result(ResultEvent {
             iteration: self.iteration,
             tool_name: result.tool_name.clone(),
+            call,
             status: result.status.clone(),
             bytes,
             result: head(&result.result).to_owned(),
@@ -744,25 +837,28 @@ impl Session {
 
     /// A call of `tool` that the client cancelled before it was answered:
     /// recorded as a `result` with the error [`CANCELLED`] and no status,
-    /// and never routed, so it moves nothing (SPEC §9.5).
-    pub fn observe_cancelled(&mut self, tool: &str) {
-        self.observe_unanswered(tool, CANCELLED);
+    /// and never routed, so it moves nothing (SPEC §9.5). `call` names the
+    /// call as [`observe_call`](Self::observe_call) does.
+    pub fn observe_cancelled(&mut self, tool: &str, call: Option<u64>) {
+        self.observe_unanswered(tool, call, CANCELLED);
     }
 
     /// A call of `tool` whose upstream asked the client for input instead
     /// of answering (MCP's `input_required`): recorded as a `result` with
     /// the error [`INPUT_REQUIRED`] and no status, and never routed, so it
     /// moves nothing; the client's retry is a call of its own (SPEC §9.5).
-    pub fn observe_input_required(&mut self, tool: &str) {
-        self.observe_unanswered(tool, INPUT_REQUIRED);
+    pub fn observe_input_required(&mut self, tool: &str, call: Option<u64>) {
+        self.observe_unanswered(tool, call, INPUT_REQUIRED);
     }
 
     /// A call of `tool` that got no answer to route on, for `why`.
-    fn observe_unanswered(&mut self, tool: &str, why: &str) {
+    fn observe_unanswered(&mut self, tool: &str, call: Option<u64>, why: &str) {
         let offered = self.offers_call(tool);
+        let call = self.close_call(tool, call);
         self.events.push(Event::Result(ResultEvent {
             iteration: self.iteration,
             tool_name: tool.to_owned(),
+            call,
             status: None,
             bytes: 0,
             result: String::new(),
@@ -775,17 +871,20 @@ impl Session {
     /// upstream died, timed out or answered with a protocol error): it is
     /// recorded as a `result` with status `failure` and the error (SPEC
     /// §9.7), and routes on `failure` fire on it as on any failed result.
-    /// The error is recorded cut to its first 4 KiB.
-    pub fn observe_failure(&mut self, tool: &str, error: &str) {
+    /// The error is recorded cut to its first 4 KiB. `call` names the call
+    /// as [`observe_call`](Self::observe_call) does.
+    pub fn observe_failure(&mut self, tool: &str, call: Option<u64>, error: &str) {
         let failure = ToolResult {
             tool_name: tool.to_owned(),
             result: String::new(),
             status: Some(ResultStatus::Failure.as_str().to_owned()),
         };
         let offered = self.offers_call(tool);
+        let call = self.close_call(tool, call);
         self.events.push(Event::Result(ResultEvent {
             iteration: self.iteration,
             tool_name: failure.tool_name.clone(),
+            call,
             status: failure.status.clone(),
             bytes: 0,
             result: String::new(),
@@ -876,7 +975,6 @@ mod tests {
     use skill_core::{MenuCandidate, SkillMap};
 
     use super::*;
-    use crate::record::Refusal;
 
     fn graph() -> Arc<Graph> {
         let map: SkillMap = serde_json::from_value(json!({

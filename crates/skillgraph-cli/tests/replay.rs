@@ -93,7 +93,15 @@ fn a_refused_call_is_recorded_and_replayed() {
     let script = "{\"turn\": \"refund 4412\"}\n{\"call\": \"issue_refund\"}\n{\"end\": true}\n{\"call\": \"lookup_order\"}\n{\"result\": {\"tool_name\": \"lookup_order\", \"result\": \"{}\"}}\n{\"end\": true}\n";
     let record = played_with("strict", &["--strict-tools"], script);
     let text = std::fs::read_to_string(&record).expect("the record");
-    assert!(text.contains(r#""event":"call","iteration":1,"tool_name":"issue_refund","refusal":"not-offered","allowed":["refunds"]"#), "{text}");
+    assert!(text.contains(r#""event":"call","iteration":1,"tool_name":"issue_refund","call":1,"accepted":false,"refusal":"not-offered","allowed":["refunds"]"#), "{text}");
+    // The accepted call is recorded before its result, which carries its number.
+    let accepted = text
+        .find(r#""event":"call","iteration":2,"tool_name":"lookup_order","call":2,"accepted":true"#)
+        .expect("the accepted call");
+    let answered = text
+        .find(r#""event":"result","iteration":2,"tool_name":"lookup_order","call":2,"#)
+        .expect("its result");
+    assert!(accepted < answered, "{text}");
     assert!(
         text.lines()
             .next()

@@ -95,7 +95,9 @@ fn conversation(graph: &Arc<Graph>) -> Result<String, Error> {
                 // default, `scoped`) it admits every call; a `strict`
                 // session would refuse a tool no active skill carries.
                 Call::Tool(name, canned) => match session.call_tool(name) {
-                    CallAnswer::Admitted => session.observe(run_tool(name, canned)),
+                    CallAnswer::Admitted { call } => {
+                        session.observe_call(call, run_tool(name, canned))
+                    }
                     CallAnswer::Refused { text, .. } => println!("  {name} refused: {text}"),
                 },
             }

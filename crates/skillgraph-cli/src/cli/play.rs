@@ -328,11 +328,14 @@ fn run_step(step: Step, session: &mut Session) -> Result<Value, Refused> {
             fields
         }
         Step::Call(tool) => match session.call_tool(&tool) {
-            CallAnswer::Admitted => json!({ "step": "call", "tool_name": tool, "admitted": true }),
+            CallAnswer::Admitted { call } => {
+                json!({ "step": "call", "tool_name": tool, "admitted": true, "call": call })
+            }
             CallAnswer::Refused { text, call } => json!({
                 "step": "call",
                 "tool_name": tool,
                 "admitted": false,
+                "call": call.call,
                 "refusal": call.refusal,
                 "allowed": call.allowed,
                 "text": text
