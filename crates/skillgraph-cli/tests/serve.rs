@@ -213,7 +213,7 @@ async fn an_accepted_read_answers_with_the_body_and_changes_the_tools() {
         .expect("answered");
     assert_eq!(bad.is_error, Some(true), "{bad:?}");
     assert!(
-        texts(&bad)[0].contains("read_skill takes no argument \"extra\""),
+        texts(&bad)[0].contains("read_skill takes no argument `extra`"),
         "{bad:?}"
     );
     client.cancel().await.expect("the client closes");
@@ -314,7 +314,7 @@ async fn a_killed_upstream_fails_its_own_tools_by_name_as_tool_errors_and_the_re
         .await
         .expect("the record is served");
     assert!(
-        record.contains(r#""tool_name":"lookup_order","status":"failure","bytes":0,"result":"","error":"upstream server \"orders\" has stopped"#),
+        record.contains(r#""tool_name":"lookup_order","call":2,"status":"failure","bytes":0,"result":"","error":"upstream server \"orders\" has stopped"#),
         "{record}"
     );
     let alive = call(&client, "lookup_invoice", json!({"invoice_id": "INV-2001"}))
@@ -577,7 +577,7 @@ async fn a_server_killed_with_sigkill_leaves_every_answered_step_in_its_record()
     let kinds: Vec<&str> = read.events.iter().map(|event| event.kind()).collect();
     assert_eq!(
         kinds,
-        ["start", "turn", "result", "move"],
+        ["start", "turn", "call", "result", "move"],
         "the answered call's events are all there"
     );
 }
@@ -797,7 +797,7 @@ async fn a_served_record_replays_to_itself_under_every_call_policy() {
             "{name}: the start event holds the policy: {text}"
         );
         assert_eq!(
-            text.contains(r#""event":"call""#),
+            text.contains(r#""accepted":false"#),
             policy == "strict",
             "{name}: a refused call is recorded: {text}"
         );
@@ -917,7 +917,9 @@ async fn a_cancelled_call_is_recorded_as_cancelled_and_moves_nothing() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     assert!(
-        record.contains(r#""tool_name":"lookup_order","bytes":0,"result":"","error":"cancelled""#),
+        record.contains(
+            r#""tool_name":"lookup_order","call":1,"bytes":0,"result":"","error":"cancelled""#
+        ),
         "{record}"
     );
     assert!(record.contains(r#""by":"stay""#), "{record}");

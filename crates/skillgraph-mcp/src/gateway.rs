@@ -1,23 +1,23 @@
-//! The MCP server side (SPEC §9): one [`Run`] per connection. Each handler
-//! is a translation: an MCP request becomes a run step, and the run's
-//! answer becomes MCP's shapes. `tools/list` is `read_skill`, `list_skills`
-//! and the upstream tools the run offers; a call the run admits is forwarded
-//! unchanged and its answer handed back to the run; a change of the active
-//! skills is announced with `notifications/tools/list_changed`.
+//! The async shell's MCP handler (SPEC §9, §9.10): one [`Gateway`] per
+//! connection, over the [`Hub`] every run shares. Each handler carries a
+//! request: it finds the run the request belongs to, takes the run's step
+//! through the [doorway](crate::doorway) with the [core](crate::translate)'s
+//! translation, forwards an accepted call upstream (relay, progress,
+//! cancellation) and hands its outcome back the same way, and announces a
+//! change of the active skills with `notifications/tools/list_changed`. It
+//! never decides what a run does.
 
-use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 // Log levels and resource subscriptions are deprecated by a revision after
 // 2026-07-28 (SEP-2577) and are what the handshake generation relays.
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult,
-    GetSkillRequestParams, GetSkillResult, Implementation, InitializeRequestParams,
-    InitializeResult, JsonObject, ListResourcesResult, ListSkillsResult, ListToolsResult,
-    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    Resource, ResourceContents, ResourceTemplate, ResultType, ServerCapabilities, ServerConfig,
-    SubscriptionFilter, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, DiscoverResult, GetSkillRequestParams,
+    GetSkillResult, Implementation, InitializeRequestParams, InitializeResult, InputRequiredResult,
+    JsonObject, ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
 };
 #[allow(deprecated)]
 use rmcp::model::{
@@ -29,19 +29,16 @@ use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 use skillgraph::RecordWriter;
-use skillgraph::skill_session::{
-    DeclaredMap, Graph, Run, RunCall, RunRead, Session, SessionConfig,
-};
-use skillgraph::skill_tools::{HostFormat, ToolDescriptor};
+use skillgraph::skill_session::{DeclaredMap, Graph, Session, SessionConfig};
 
 use crate::ServeError;
-use crate::observe::observe;
+use crate::doorway;
 use crate::otlp::{RequestSpan, Target, Tracing};
 use crate::record::RecordSink;
 use crate::relay::Caller;
 use crate::runs::{Generation, RUN_ARGUMENT, RUN_META, Runs, Slot, State, lock, mint_handle};
 use crate::skill_files::SkillFiles;
-use crate::stdio::MAX_ECHO;
+use crate::translate::{self, Admission, resumable, resumed};
 use crate::upstream::{Answer, Upstreams, shown};
 use crate::warn;
 
@@ -119,7 +116,7 @@ impl Hub {
     ) -> Result<Self, ServeError> {
         // The entry skill's prompt, as a run's start would give it.
         let instructions = Session::with_config(Arc::clone(&graph), config.clone()).system_prompt();
-        let stable = stable_list(&graph, &config, &upstreams, runs.is_some())?;
+        let stable = translate::stable_list(&graph, &config, upstreams.tools(), runs.is_some())?;
         Ok(Hub {
             graph,
             config,
@@ -152,73 +149,6 @@ impl Hub {
     }
 }
 
-/// The tools listed on the sessionless generation: one list for every
-/// request, in a deterministic order (SPEC §9.2). Over HTTP each tool's
-/// input schema gains the optional `skillgraph_run` property; an upstream
-/// tool that has one already is refused.
-fn stable_list(
-    graph: &Arc<Graph>,
-    config: &SessionConfig,
-    upstreams: &Upstreams,
-    handles: bool,
-) -> Result<Vec<Tool>, ServeError> {
-    let config = config.clone().for_stable_list();
-    // The list is the same for every run: any run, unrecorded, gives it.
-    let run = Run::new(Arc::clone(graph), config);
-    let mut tools = Vec::new();
-    for descriptor in run.stable_tools() {
-        tools.push(
-            to_mcp_tool(&descriptor)
-                .map_err(|err| ServeError::Mismatch(err.message.to_string()))?,
-        );
-    }
-    tools.extend(
-        upstreams
-            .tools()
-            .filter(|tool| run.lists_stably(&tool.name))
-            .cloned(),
-    );
-    if handles {
-        let mut clashes = String::new();
-        for tool in &mut tools {
-            let mut schema = (*tool.input_schema).clone();
-            let properties = schema
-                .entry("properties")
-                .or_insert_with(|| Value::Object(JsonObject::new()));
-            if let Value::Object(properties) = properties {
-                if properties.contains_key(RUN_ARGUMENT) {
-                    let _ = writeln!(
-                        clashes,
-                        "upstream tool \"{}\" has an argument named \"{RUN_ARGUMENT}\", which skillgraph serve --http uses for run handles, so it could never reach that tool; rename it in its server",
-                        tool.name
-                    );
-                    continue;
-                }
-                properties.insert(
-                    RUN_ARGUMENT.to_owned(),
-                    serde_json::json!({
-                        "type": "string",
-                        "description": "the run handle an earlier answer gave; leave it out to start a new run"
-                    }),
-                );
-            }
-            tool.input_schema = Arc::new(schema);
-        }
-        if !clashes.is_empty() {
-            return Err(ServeError::Mismatch(clashes.trim_end().to_owned()));
-        }
-    }
-    Ok(tools)
-}
-
-/// A session's tool descriptor in MCP's shape.
-fn to_mcp_tool(descriptor: &ToolDescriptor) -> Result<Tool, ErrorData> {
-    let json = descriptor
-        .to_host(HostFormat::Mcp)
-        .map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
-    serde_json::from_value(json).map_err(|err| ErrorData::internal_error(err.to_string(), None))
-}
-
 /// The server for one connection: over stdio the process's one run; over
 /// HTTP one of rmcp's sessions (the handshake generation) or one request
 /// (the sessionless generation, whose run is found by handle).
@@ -231,25 +161,35 @@ pub(crate) struct Gateway {
     connection: u64,
 }
 
-/// The answer to a request naming a run this server does not hold (SPEC
-/// §9.4): unknown, expired or someone else's, said the same way.
-fn no_such_run() -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(format!(
-        "this server holds no run with that {RUN_ARGUMENT} (it may have expired); leave {RUN_ARGUMENT} out to start a new run"
-    ))])
+/// An accepted call on its way upstream: its run, its number, and the
+/// handles an `input_required` answer must carry back.
+struct Forwarded<'s> {
+    slot: &'s Slot,
+    call: u64,
+    generation: Generation,
+    /// The run's handle, for the retry's request state.
+    run_handle: Option<String>,
+    /// The handle of a run this call started, for the answer's `_meta`.
+    handle: Option<String>,
 }
 
-/// The last block of a run's first answer over HTTP, and its `_meta`
-/// (SPEC §9.4).
-fn give_handle(answer: &mut CallToolResult, handle: &str) {
-    answer.content.push(ContentBlock::text(format!(
-        "This run's handle is {handle}: pass it as {RUN_ARGUMENT} in every later call to go on in this run."
-    )));
-    answer
-        .meta
-        .get_or_insert_with(Default::default)
-        .0
-        .insert(RUN_META.to_owned(), Value::String(handle.to_owned()));
+impl Forwarded<'_> {
+    /// The upstream's request for input as the client gets it: over HTTP
+    /// its request state names the run, and a new run's handle rides in its
+    /// `_meta`.
+    fn asking(self, mut asked: InputRequiredResult) -> InputRequiredResult {
+        if let Some(run) = self.run_handle {
+            asked.request_state = Some(resumable(&run, asked.request_state.as_deref()));
+        }
+        if let Some(handle) = self.handle {
+            asked
+                .meta
+                .get_or_insert_with(Default::default)
+                .0
+                .insert(RUN_META.to_owned(), Value::String(handle));
+        }
+        asked
+    }
 }
 
 impl Gateway {
@@ -283,19 +223,78 @@ impl Gateway {
     ) -> Result<CallToolResponse, ErrorData> {
         let generation = Generation::of(&context);
         let name = request.name.clone();
-        let known = matches!(name.as_ref(), "read_skill" | "list_skills")
-            || self.hub.upstreams.tool(&name).is_some();
-        if !known {
+        if !matches!(name.as_ref(), "read_skill" | "list_skills")
+            && self.hub.upstreams.tool(&name).is_none()
+        {
             let upstream: Vec<&str> = self
                 .hub
                 .upstreams
                 .tools()
-                .map(|tool| tool.name.as_ref())
+                .map(|t| t.name.as_ref())
                 .collect();
-            return Err(unknown_tool(&name, &upstream));
+            return Err(translate::unknown_tool(&name, &upstream));
         }
-        // Over HTTP a retry after `input_required` names its run in the
-        // state serve gave, and the upstream gets its own state back.
+        let given = self.resume(&mut request, generation);
+        let (slot, handle) = match self.run_of_call(generation, &context, &mut request.arguments)? {
+            Ok(found) => found,
+            Err(answer) => return Ok(CallToolResponse::Complete(answer)),
+        };
+        let handles = self.hub.runs.is_some() && generation == Generation::Sessionless;
+        let run_handle = handle.clone().or(given).filter(|_| handles);
+        let _facts = RunFacts::gather(span, &slot, run_handle.clone(), &self.hub.graph);
+        let caller = self.caller(&context);
+        self.hub.upstreams.relay().set_client(&caller);
+        let (mut answer, changed) = match name.as_ref() {
+            "read_skill" => doorway::step(&slot, generation, |run| {
+                translate::read(run, request.arguments.as_ref(), generation)
+            })?,
+            "list_skills" => (
+                doorway::step(&slot, generation, |run| {
+                    translate::list_skills(run, request.arguments)
+                })?,
+                false,
+            ),
+            tool => match doorway::step(&slot, generation, |run| {
+                translate::admit(run, tool, generation)
+            })? {
+                Admission::Refused(refusal) => (refusal, false),
+                Admission::Forward(call) => {
+                    let forwarded = Forwarded {
+                        slot: &slot,
+                        call,
+                        generation,
+                        run_handle,
+                        handle: handle.clone(),
+                    };
+                    // Boxed: the forwarded call's future is large, and rmcp
+                    // moves this handler's future into a task of its own
+                    // per request.
+                    match Box::pin(self.forward(request, forwarded, &context, caller, span)).await?
+                    {
+                        Ok(answered) => answered,
+                        Err(asked) => return Ok(CallToolResponse::InputRequired(asked)),
+                    }
+                }
+            },
+        };
+        if let Some(handle) = handle {
+            translate::give_handle(&mut answer, &handle);
+        }
+        // The sessionless generation's list does not change (SPEC §9.2).
+        if changed && generation == Generation::Handshake {
+            Box::pin(self.announce(&context)).await;
+        }
+        Ok(CallToolResponse::Complete(answer))
+    }
+
+    /// Over HTTP, a retry after `input_required` names its run in the state
+    /// serve gave: the run goes back into the arguments, and the upstream
+    /// gets its own state back. The handle the call names, if any.
+    fn resume(
+        &self,
+        request: &mut CallToolRequestParams,
+        generation: Generation,
+    ) -> Option<String> {
         let handles = self.hub.runs.is_some() && generation == Generation::Sessionless;
         if handles && let Some((run, state)) = request.request_state.as_deref().and_then(resumed) {
             let arguments = request.arguments.get_or_insert_with(Default::default);
@@ -304,92 +303,74 @@ impl Gateway {
                 .or_insert_with(|| Value::String(run.clone()));
             request.request_state = state;
         }
-        let given = request
+        request
             .arguments
             .as_ref()
             .and_then(|arguments| arguments.get(RUN_ARGUMENT))
             .and_then(Value::as_str)
-            .map(str::to_owned);
-        let (slot, handle) = match self.run_of_call(generation, &context, &mut request.arguments)? {
-            Ok(found) => found,
-            Err(answer) => return Ok(CallToolResponse::Complete(answer)),
+            .map(str::to_owned)
+    }
+
+    /// Forward an accepted call upstream (it is in the record already) and
+    /// hand its outcome to the run through the doorway: the answer and
+    /// whether the active skills changed, or the upstream's request for
+    /// input to relay to the client (`Err`).
+    async fn forward(
+        &self,
+        request: CallToolRequestParams,
+        forwarded: Forwarded<'_>,
+        context: &RequestContext<RoleServer>,
+        caller: Caller,
+        span: &RequestSpan,
+    ) -> Result<Result<(CallToolResult, bool), InputRequiredResult>, ErrorData> {
+        let Forwarded {
+            slot,
+            call,
+            generation,
+            ..
+        } = forwarded;
+        let name = request.name.clone();
+        let progress = context.meta.get_progress_token();
+        // What the client declared: at its handshake, or with this request
+        // on the sessionless generation.
+        let capabilities = match generation {
+            Generation::Sessionless => context.meta.client_capabilities(),
+            Generation::Handshake => caller.declared(),
         };
-        let run_handle = handle.clone().or(given).filter(|_| handles);
-        let _facts = RunFacts::gather(span, &slot, run_handle.clone(), &self.hub.graph);
-        let caller = self.caller(&context);
-        self.hub.upstreams.relay().set_client(&caller);
-        let (mut answer, changed) = match name.as_ref() {
-            "read_skill" => read(&slot, request.arguments.as_ref(), generation)?,
-            "list_skills" => (list_skills(&slot, request.arguments, generation)?, false),
-            name => match admit(&slot, name, generation)? {
-                Some(refusal) => (refusal, false),
-                None => {
-                    // Boxed: the forwarded call's future is large, and rmcp
-                    // moves this handler's future into a task of its own per
-                    // request.
-                    let progress = context.meta.get_progress_token();
-                    // What the client declared: at its handshake, or with
-                    // this request on the sessionless generation.
-                    let capabilities = match generation {
-                        Generation::Sessionless => context.meta.client_capabilities(),
-                        Generation::Handshake => caller.declared(),
-                    };
-                    let call = Box::pin(self.hub.upstreams.call(
-                        request,
-                        progress,
-                        caller,
-                        capabilities,
-                        span,
-                    ));
-                    let outcome = tokio::select! {
-                        outcome = call => Some(outcome),
-                        () = context.ct.cancelled() => None,
-                    };
-                    match outcome {
-                        Some(Ok(Answer::Result(answer))) => {
-                            self.hub.upstreams.remember_result(name, &answer);
-                            route(&slot, name, answer, generation)?
-                        }
-                        Some(Ok(Answer::InputRequired(mut asked))) => {
-                            // The client fulfils the requests and retries:
-                            // this attempt moved nothing (SPEC §9.5).
-                            end_input_required(&slot, name, generation)?;
-                            if let Some(run) = run_handle {
-                                asked.request_state =
-                                    Some(resumable(&run, asked.request_state.as_deref()));
-                            }
-                            if let Some(handle) = handle {
-                                asked
-                                    .meta
-                                    .get_or_insert_with(Default::default)
-                                    .0
-                                    .insert(RUN_META.to_owned(), Value::String(handle));
-                            }
-                            return Ok(CallToolResponse::InputRequired(asked));
-                        }
-                        Some(Err(failure)) => fail(&slot, name, &failure, generation)?,
-                        None => {
-                            // The client cancelled: the upstream call was
-                            // dropped (and so cancelled there too); no answer
-                            // is owed.
-                            end_cancelled_call(&slot, name, generation)?;
-                            return Err(ErrorData::internal_error(
-                                format!("the client cancelled the call of {name}"),
-                                None,
-                            ));
-                        }
-                    }
-                }
-            },
+        let upstream = self
+            .hub
+            .upstreams
+            .call(request, progress, caller, capabilities, span);
+        let outcome = tokio::select! {
+            outcome = upstream => Some(outcome),
+            () = context.ct.cancelled() => None,
         };
-        if let Some(handle) = handle {
-            give_handle(&mut answer, &handle);
+        match outcome {
+            Some(Ok(Answer::Result(answer))) => {
+                self.hub.upstreams.remember_result(&name, &answer);
+                Ok(Ok(doorway::step(slot, generation, |run| {
+                    translate::route(run, call, &name, answer)
+                })?))
+            }
+            Some(Ok(Answer::InputRequired(asked))) => {
+                // The client fulfils the requests and retries: this
+                // attempt moved nothing (SPEC §9.5).
+                doorway::step(slot, generation, |run| run.input_required(call, &name))?;
+                Ok(Err(forwarded.asking(asked)))
+            }
+            Some(Err(failure)) => Ok(Ok(doorway::step(slot, generation, |run| {
+                translate::fail(run, call, &name, &failure)
+            })?)),
+            None => {
+                // The client cancelled: the upstream call was dropped (and
+                // so cancelled there too); no answer is owed.
+                doorway::step(slot, generation, |run| run.cancelled(call, &name))?;
+                Err(ErrorData::internal_error(
+                    format!("the client cancelled the call of {name}"),
+                    None,
+                ))
+            }
         }
-        // The sessionless generation's list does not change (SPEC §9.2).
-        if changed && generation == Generation::Handshake {
-            Box::pin(self.announce(&context)).await;
-        }
-        Ok(CallToolResponse::Complete(answer))
     }
 
     /// A `resources/read`: a skill's file, a record, or an upstream's
@@ -467,14 +448,9 @@ impl Gateway {
         match given {
             Some(Value::String(handle)) => Ok(match runs.find(&handle, principal.as_deref())? {
                 Some(slot) => Ok((slot, None)),
-                None => Err(no_such_run()),
+                None => Err(translate::no_such_run()),
             }),
-            Some(other) => Ok(Err(CallToolResult::error(vec![ContentBlock::text(
-                format!(
-                    "{RUN_ARGUMENT} is the string an earlier answer gave, not {}; leave it out to start a new run",
-                    shown(&other.to_string())
-                ),
-            )]))),
+            Some(other) => Ok(Err(translate::not_a_handle(&other))),
             None => {
                 let (slot, handle) = self.hub.new_run()?;
                 let Some(handle) = handle else {
@@ -485,7 +461,7 @@ impl Gateway {
                         Ok(()) => Ok((slot, Some(handle))),
                         Err(full) => {
                             runs.discard_record(&handle);
-                            Err(CallToolResult::error(vec![ContentBlock::text(full)]))
+                            Err(translate::refusal(full))
                         }
                     },
                 )
@@ -500,22 +476,9 @@ impl Gateway {
         if generation == Generation::Sessionless {
             return Ok(self.hub.stable.clone());
         }
-        let slot = self.own()?;
-        let mut state = lock(&slot)?;
-        let run = state.run(generation);
-        let mut tools = Vec::new();
-        for descriptor in run.tools() {
-            tools.push(to_mcp_tool(&descriptor)?);
-        }
-        tools.extend(
-            self.hub
-                .upstreams
-                .tools()
-                .filter(|tool| run.offers(&tool.name))
-                .cloned(),
-        );
-        state.flush();
-        Ok(tools)
+        doorway::step(&self.own()?, generation, |run| {
+            translate::offered_tools(run, self.hub.upstreams.tools())
+        })?
     }
 
     /// Tell the client its tool list changed (the handshake generation:
@@ -610,199 +573,6 @@ impl Drop for RunFacts<'_> {
     }
 }
 
-/// A `read_skill` call: judged by the gate, then the iteration ends. On the
-/// sessionless generation the answer ends with the run's position (SPEC
-/// §9.3).
-fn read(
-    slot: &Slot,
-    arguments: Option<&JsonObject>,
-    generation: Generation,
-) -> Result<(CallToolResult, bool), ErrorData> {
-    let mut state = lock(slot)?;
-    let run = state.run(generation);
-    let read = match read_argument(arguments) {
-        Ok(id) => run.read(id).unwrap_or_else(|err| refused(err.to_string())),
-        Err(message) => refused(message),
-    };
-    let mut content = vec![ContentBlock::text(read.text)];
-    if generation == Generation::Sessionless {
-        content.push(ContentBlock::text(run.position()));
-    }
-    state.flush();
-    let result = if read.accepted {
-        CallToolResult::success(content)
-    } else {
-        CallToolResult::error(content)
-    };
-    Ok((result, read.changed))
-}
-
-/// A `list_skills` call.
-fn list_skills(
-    slot: &Slot,
-    arguments: Option<JsonObject>,
-    generation: Generation,
-) -> Result<CallToolResult, ErrorData> {
-    let mut state = lock(slot)?;
-    let input = Value::Object(arguments.unwrap_or_default());
-    Ok(match state.run(generation).list_skills(&input) {
-        Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
-        Err(refusal) => CallToolResult::error(vec![ContentBlock::text(refusal)]),
-    })
-}
-
-/// Before forwarding `name`: the run's call gate. `None`: forward it;
-/// `Some(…)`: the refusal to answer with (the run has recorded it and ended
-/// the iteration).
-fn admit(
-    slot: &Slot,
-    name: &str,
-    generation: Generation,
-) -> Result<Option<CallToolResult>, ErrorData> {
-    let mut state = lock(slot)?;
-    let run = state.run(generation);
-    let answer = match run.call(name) {
-        RunCall::Forward => None,
-        RunCall::Refused { text } => {
-            let mut content = vec![ContentBlock::text(text)];
-            if generation == Generation::Sessionless {
-                content.push(ContentBlock::text(run.position()));
-            }
-            Some(CallToolResult::error(content))
-        }
-    };
-    state.flush();
-    Ok(answer)
-}
-
-/// After an upstream answered `name`: the run observes and routes it. A
-/// move by a route appends the new skill's body to the answer.
-fn route(
-    slot: &Slot,
-    name: &str,
-    mut answer: CallToolResult,
-    generation: Generation,
-) -> Result<(CallToolResult, bool), ErrorData> {
-    let mut state = lock(slot)?;
-    let routed = state.run(generation).answered(observe(name, &answer));
-    if let Some(body) = routed.body {
-        answer.content.push(ContentBlock::text(body));
-    }
-    // The 2026-07-28 revision requires it on every result; rmcp clears it
-    // again for a client of an older revision.
-    answer.result_type.get_or_insert(ResultType::COMPLETE);
-    state.flush();
-    Ok((answer, routed.changed))
-}
-
-/// A call the upstream failed to answer (SPEC §9.7): a tool error naming
-/// the upstream and the failure, so that the model sees it; the run
-/// records a `failure` result with the error and routes it, and a move
-/// brings the new skill's body.
-fn fail(
-    slot: &Slot,
-    name: &str,
-    failure: &str,
-    generation: Generation,
-) -> Result<(CallToolResult, bool), ErrorData> {
-    let mut state = lock(slot)?;
-    let routed = state.run(generation).failed(name, failure);
-    let mut content = vec![ContentBlock::text(failure.to_owned())];
-    content.extend(routed.body.map(ContentBlock::text));
-    state.flush();
-    Ok((CallToolResult::error(content), routed.changed))
-}
-
-/// The first characters of a request state serve gave with an
-/// `input_required` answer over HTTP.
-const STATE_PREFIX: &str = "skillgraph:";
-
-/// The request state for the client to send back with its retry: the
-/// run's handle, then the upstream's own state, if any.
-fn resumable(run: &str, upstream: Option<&str>) -> String {
-    match upstream {
-        Some(state) => format!("{STATE_PREFIX}{run}:{state}"),
-        None => format!("{STATE_PREFIX}{run}"),
-    }
-}
-
-/// The run and the upstream's own state in a request state
-/// [`resumable`] made; `None` for any other state.
-fn resumed(state: &str) -> Option<(String, Option<String>)> {
-    let rest = state.strip_prefix(STATE_PREFIX)?;
-    let (run, upstream) = match rest.split_once(':') {
-        Some((run, upstream)) => (run, Some(upstream.to_owned())),
-        None => (rest, None),
-    };
-    run.starts_with("run_").then(|| (run.to_owned(), upstream))
-}
-
-/// End a call whose upstream asked the client for input (MCP's
-/// `input_required`): recorded, and nothing moves.
-fn end_input_required(slot: &Slot, name: &str, generation: Generation) -> Result<(), ErrorData> {
-    let mut state = lock(slot)?;
-    state.run(generation).input_required(name);
-    state.flush();
-    Ok(())
-}
-
-/// A forwarded call the client cancelled: recorded, and nothing moves.
-fn end_cancelled_call(slot: &Slot, name: &str, generation: Generation) -> Result<(), ErrorData> {
-    let mut state = lock(slot)?;
-    state.run(generation).cancelled(name);
-    state.flush();
-    Ok(())
-}
-
-/// A read refused before the run could judge it (a bad argument, an id
-/// outside the catalog): nothing changed.
-fn refused(text: String) -> RunRead {
-    RunRead {
-        accepted: false,
-        text,
-        changed: false,
-    }
-}
-
-/// The `id` of a `read_skill` call, or what is wrong with the arguments.
-fn read_argument(arguments: Option<&JsonObject>) -> Result<&str, String> {
-    const USAGE: &str = "call it with {\"id\": \"SKILL\"}, one of the ids in its schema";
-    let Some(arguments) = arguments else {
-        return Err(format!("read_skill needs a string argument `id`; {USAGE}"));
-    };
-    if let Some(extra) = arguments.keys().find(|key| *key != "id") {
-        return Err(format!(
-            "read_skill takes no argument {}; {USAGE}",
-            shown(extra)
-        ));
-    }
-    match arguments.get("id") {
-        Some(Value::String(id)) => Ok(id),
-        Some(other) => Err(format!(
-            "read_skill's `id` is a string, not {}; {USAGE}",
-            shown(&other.to_string())
-        )),
-        None => Err(format!("read_skill needs a string argument `id`; {USAGE}")),
-    }
-}
-
-fn unknown_tool(name: &str, upstream: &[&str]) -> ErrorData {
-    let mut known = vec!["read_skill", "list_skills"];
-    known.extend_from_slice(upstream);
-    let shown = if name.chars().count() > MAX_ECHO {
-        format!("of {} bytes", name.len())
-    } else {
-        format!("\"{}\"", name.escape_debug())
-    };
-    ErrorData::invalid_params(
-        format!(
-            "unknown tool {shown}; the tools here are: {}",
-            known.join(", ")
-        ),
-        None,
-    )
-}
-
 impl ServerHandler for Gateway {
     fn get_info(&self) -> ServerConfig {
         let mut capabilities = ServerCapabilities::builder()
@@ -847,7 +617,12 @@ impl ServerHandler for Gateway {
     ) -> Result<InitializeResult, ErrorData> {
         context.peer.set_peer_info(request.clone());
         let span = self.span("initialize", Target::None, &context);
-        span.answered(self.negotiate_initialize(&request))
+        // The run starts with the handshake, so that a run that only shook
+        // hands has a record that explains (SPEC §9.7).
+        let started = self
+            .own()
+            .and_then(|slot| doorway::start(&slot, Generation::Handshake));
+        span.answered(started.and_then(|()| self.negotiate_initialize(&request)))
     }
 
     async fn ping(&self, context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
@@ -1100,36 +875,5 @@ impl ServerHandler for Gateway {
         // never changes (SPEC §9.2), so nothing is sent on it.
         context.cancelled().await;
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_request_state_carries_the_run_and_gives_the_upstream_its_own_back() {
-        let run = "run_0123456789abcdef0123456789abcdef";
-        assert_eq!(
-            resumed(&resumable(run, Some("opaque:with:colons"))),
-            Some((run.to_owned(), Some("opaque:with:colons".to_owned())))
-        );
-        assert_eq!(resumed(&resumable(run, None)), Some((run.to_owned(), None)));
-        assert_eq!(resumed("the upstream's own"), None);
-        assert_eq!(resumed("skillgraph:not-a-run:x"), None);
-    }
-
-    #[test]
-    fn a_bad_read_argument_is_never_echoed_at_length() {
-        let huge = "k".repeat(5_000);
-        for arguments in [
-            serde_json::json!({ huge.clone(): 1 }),
-            serde_json::json!({ "id": [huge.clone()] }),
-        ] {
-            let arguments = arguments.as_object().cloned();
-            let refusal = read_argument(arguments.as_ref()).unwrap_err();
-            assert!(refusal.len() < 400, "{} characters", refusal.len());
-            assert!(refusal.contains("bytes"), "{refusal}");
-        }
     }
 }

@@ -28,6 +28,7 @@
 //! # Ok::<(), skillgraph_mcp::ServeError>(())
 //! ```
 
+mod doorway;
 mod gateway;
 mod http;
 mod observe;
@@ -37,6 +38,7 @@ mod relay;
 mod runs;
 mod skill_files;
 mod stdio;
+mod translate;
 mod upstream;
 
 use std::fmt::Write as _;

@@ -18,6 +18,7 @@ use skillgraph::skill_session::{Graph, Run, SessionConfig};
 
 use crate::otlp::run_name;
 use crate::record::RecordSink;
+use crate::translate::spell_handle;
 use crate::warn;
 
 /// The argument that carries a run handle over HTTP (SPEC §9.2).
@@ -95,7 +96,8 @@ impl State {
             .clone()
     }
 
-    /// Append the run's new events to the record.
+    /// Append the run's new events to the record: the
+    /// [doorway](crate::doorway)'s alone to call.
     pub(crate) fn flush(&mut self) {
         if let Some(run) = self.run.as_mut() {
             let events = run.take_events();
@@ -118,21 +120,16 @@ pub(crate) fn lock(slot: &Slot) -> Result<MutexGuard<'_, State>, ErrorData> {
 }
 
 /// A new run handle: 128 bits from the operating system's secure random
-/// source, spelled `run_` and 32 hexadecimal digits.
+/// source, spelled by the core ([`spell_handle`]).
 pub(crate) fn mint_handle() -> Result<String, ErrorData> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|err| {
+    let mut bits = [0u8; 16];
+    getrandom::fill(&mut bits).map_err(|err| {
         ErrorData::internal_error(
             format!("no run handle could be drawn from the system's random source: {err}"),
             None,
         )
     })?;
-    let mut handle = String::with_capacity(36);
-    handle.push_str("run_");
-    for byte in bytes {
-        handle.push_str(&format!("{byte:02x}"));
-    }
-    Ok(handle)
+    Ok(spell_handle(bits))
 }
 
 /// How the runs of a sessionless HTTP server are kept (`--run-ttl`,

@@ -1,0 +1,318 @@
+//! The server's core (SPEC §9.10): synchronous, no I/O, never awaits. It
+//! turns an MCP request into a run step and the step's outcome into the MCP
+//! answer: a `read_skill` call, a `list_skills` call, a call judged by the
+//! gate, an upstream's answer or failure handed to the run, the tools a run
+//! lists; the run handle as an answer carries it; the order of blocks in an
+//! answer (the upstream's own, then a routed skill's body, then on the
+//! sessionless generation the run's position, then a new run's handle).
+//! Each step here takes the [`Run`] the [doorway](crate::doorway) hands it;
+//! none of them writes the record, which the doorway appends once the step
+//! is taken. The async shell (`gateway.rs`, the transports, the upstreams)
+//! carries requests and answers and never decides what a run does.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use rmcp::ErrorData;
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, ResultType, Tool};
+use serde_json::Value;
+use skillgraph::skill_session::{Graph, Run, RunCall, SessionConfig};
+use skillgraph::skill_tools::{HostFormat, ToolDescriptor};
+
+use crate::ServeError;
+use crate::observe::observe;
+use crate::runs::{Generation, RUN_ARGUMENT, RUN_META};
+use crate::upstream::shown;
+
+/// What the call gate made of a call of an upstream tool.
+#[derive(Debug)]
+pub(crate) enum Admission {
+    /// Forward it; the call's number, which its result will carry.
+    Forward(u64),
+    /// The refusal to answer with; the iteration has ended.
+    Refused(CallToolResult),
+}
+
+/// A `read_skill` call with `arguments`: checked, judged by the gate, the
+/// iteration ended. On the sessionless generation the answer ends with the
+/// run's position (SPEC §9.3). `true` with it: the active skills changed.
+pub(crate) fn read(
+    run: &mut Run,
+    arguments: Option<&JsonObject>,
+    generation: Generation,
+) -> (CallToolResult, bool) {
+    let input = arguments.map_or(Value::Null, |arguments| Value::Object(arguments.clone()));
+    let read = run.read_input(&input);
+    let mut content = vec![ContentBlock::text(read.text)];
+    if generation == Generation::Sessionless {
+        content.push(ContentBlock::text(run.position()));
+    }
+    let result = if read.accepted {
+        CallToolResult::success(content)
+    } else {
+        CallToolResult::error(content)
+    };
+    (result, read.changed)
+}
+
+/// A `list_skills` call with `arguments`: no step of the run.
+pub(crate) fn list_skills(run: &Run, arguments: Option<JsonObject>) -> CallToolResult {
+    let input = Value::Object(arguments.unwrap_or_default());
+    match run.list_skills(&input) {
+        Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+        Err(refusal) => CallToolResult::error(vec![ContentBlock::text(refusal)]),
+    }
+}
+
+/// A call of the upstream tool `name`, judged by the run's call gate and
+/// recorded, an accepted call before it is forwarded (SPEC §8.4).
+pub(crate) fn admit(run: &mut Run, name: &str, generation: Generation) -> Admission {
+    match run.call(name) {
+        RunCall::Forward { call } => Admission::Forward(call),
+        RunCall::Refused { text } => {
+            let mut content = vec![ContentBlock::text(text)];
+            if generation == Generation::Sessionless {
+                content.push(ContentBlock::text(run.position()));
+            }
+            Admission::Refused(CallToolResult::error(content))
+        }
+    }
+}
+
+/// The upstream's `answer` to the call numbered `call` of `name`: the run
+/// observes and routes it, and a move by a route appends the new skill's
+/// body after the upstream's own blocks.
+pub(crate) fn route(
+    run: &mut Run,
+    call: u64,
+    name: &str,
+    mut answer: CallToolResult,
+) -> (CallToolResult, bool) {
+    let routed = run.answered(call, observe(name, &answer));
+    if let Some(body) = routed.body {
+        answer.content.push(ContentBlock::text(body));
+    }
+    // The 2026-07-28 revision requires it on every result; rmcp clears it
+    // again for a client of an older revision.
+    answer.result_type.get_or_insert(ResultType::COMPLETE);
+    (answer, routed.changed)
+}
+
+/// A call the upstream failed to answer (SPEC §9.7): a tool error naming
+/// the upstream and the failure, so that the model sees it; the run
+/// records a `failure` result with the error and routes it, and a move
+/// brings the new skill's body.
+pub(crate) fn fail(run: &mut Run, call: u64, name: &str, failure: &str) -> (CallToolResult, bool) {
+    let routed = run.failed(call, name, failure);
+    let mut content = vec![ContentBlock::text(failure.to_owned())];
+    content.extend(routed.body.map(ContentBlock::text));
+    (CallToolResult::error(content), routed.changed)
+}
+
+/// The tools a handshake run lists now, recording the offer the model is
+/// shown when it changed: `read_skill`, `list_skills`, and the upstream
+/// tools of `upstream` the run offers.
+pub(crate) fn offered_tools<'t>(
+    run: &mut Run,
+    upstream: impl Iterator<Item = &'t Tool>,
+) -> Result<Vec<Tool>, ErrorData> {
+    let mut tools = Vec::new();
+    for descriptor in run.tools() {
+        tools.push(to_mcp_tool(&descriptor)?);
+    }
+    tools.extend(upstream.filter(|tool| run.offers(&tool.name)).cloned());
+    Ok(tools)
+}
+
+/// The tools listed on the sessionless generation: one list for every
+/// request, in a deterministic order (SPEC §9.2), from `upstream`'s tools.
+/// With `handles` (over HTTP) each tool's input schema gains the optional
+/// `skillgraph_run` property; an upstream tool that has one already is
+/// refused.
+pub(crate) fn stable_list<'t>(
+    graph: &Arc<Graph>,
+    config: &SessionConfig,
+    upstream: impl Iterator<Item = &'t Tool>,
+    handles: bool,
+) -> Result<Vec<Tool>, ServeError> {
+    let config = config.clone().for_stable_list();
+    // The list is the same for every run: any run, unrecorded, gives it.
+    let run = Run::new(Arc::clone(graph), config);
+    let mut tools = Vec::new();
+    for descriptor in run.stable_tools() {
+        tools.push(
+            to_mcp_tool(&descriptor)
+                .map_err(|err| ServeError::Mismatch(err.message.to_string()))?,
+        );
+    }
+    tools.extend(
+        upstream
+            .filter(|tool| run.lists_stably(&tool.name))
+            .cloned(),
+    );
+    if handles {
+        with_run_argument(&mut tools)?;
+    }
+    Ok(tools)
+}
+
+/// Give each tool's input schema the optional `skillgraph_run` property;
+/// refuse a tool that has one of its own.
+fn with_run_argument(tools: &mut [Tool]) -> Result<(), ServeError> {
+    let mut clashes = String::new();
+    for tool in tools {
+        let mut schema = (*tool.input_schema).clone();
+        let properties = schema
+            .entry("properties")
+            .or_insert_with(|| Value::Object(JsonObject::new()));
+        if let Value::Object(properties) = properties {
+            if properties.contains_key(RUN_ARGUMENT) {
+                let _ = writeln!(
+                    clashes,
+                    "upstream tool \"{}\" has an argument named \"{RUN_ARGUMENT}\", which skillgraph serve --http uses for run handles, so it could never reach that tool; rename it in its server",
+                    tool.name
+                );
+                continue;
+            }
+            properties.insert(
+                RUN_ARGUMENT.to_owned(),
+                serde_json::json!({
+                    "type": "string",
+                    "description": "the run handle an earlier answer gave; leave it out to start a new run"
+                }),
+            );
+        }
+        tool.input_schema = Arc::new(schema);
+    }
+    if clashes.is_empty() {
+        Ok(())
+    } else {
+        Err(ServeError::Mismatch(clashes.trim_end().to_owned()))
+    }
+}
+
+/// A session's tool descriptor in MCP's shape.
+fn to_mcp_tool(descriptor: &ToolDescriptor) -> Result<Tool, ErrorData> {
+    let json = descriptor
+        .to_host(HostFormat::Mcp)
+        .map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
+    serde_json::from_value(json).map_err(|err| ErrorData::internal_error(err.to_string(), None))
+}
+
+/// The answer to a request naming a run this server does not hold (SPEC
+/// §9.4): unknown, expired or someone else's, said the same way.
+pub(crate) fn no_such_run() -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(format!(
+        "this server holds no run with that {RUN_ARGUMENT} (it may have expired); leave {RUN_ARGUMENT} out to start a new run"
+    ))])
+}
+
+/// A tool error saying `text`: a call this server answers without a step.
+pub(crate) fn refusal(text: &str) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(text)])
+}
+
+/// The answer to a `skillgraph_run` argument that is not a string.
+pub(crate) fn not_a_handle(given: &Value) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(format!(
+        "{RUN_ARGUMENT} is the string an earlier answer gave, not {}; leave it out to start a new run",
+        shown(&given.to_string())
+    ))])
+}
+
+/// The last block of a run's first answer over HTTP, and its `_meta`
+/// (SPEC §9.4).
+pub(crate) fn give_handle(answer: &mut CallToolResult, handle: &str) {
+    answer.content.push(ContentBlock::text(format!(
+        "This run's handle is {handle}: pass it as {RUN_ARGUMENT} in every later call to go on in this run."
+    )));
+    answer
+        .meta
+        .get_or_insert_with(Default::default)
+        .0
+        .insert(RUN_META.to_owned(), Value::String(handle.to_owned()));
+}
+
+/// A run handle spelled from 128 random bits: `run_` and 32 hexadecimal
+/// digits (SPEC §9.4). The shell draws the bits.
+pub(crate) fn spell_handle(bits: [u8; 16]) -> String {
+    let mut handle = String::with_capacity(36);
+    handle.push_str("run_");
+    for byte in bits {
+        let _ = write!(handle, "{byte:02x}");
+    }
+    handle
+}
+
+/// A `tools/call` of a tool this server neither answers nor forwards.
+pub(crate) fn unknown_tool(name: &str, upstream: &[&str]) -> ErrorData {
+    let mut known = vec!["read_skill", "list_skills"];
+    known.extend_from_slice(upstream);
+    let shown = if name.chars().count() > crate::stdio::MAX_ECHO {
+        format!("of {} bytes", name.len())
+    } else {
+        format!("\"{}\"", name.escape_debug())
+    };
+    ErrorData::invalid_params(
+        format!(
+            "unknown tool {shown}; the tools here are: {}",
+            known.join(", ")
+        ),
+        None,
+    )
+}
+
+/// The first characters of a request state serve gave with an
+/// `input_required` answer over HTTP.
+const STATE_PREFIX: &str = "skillgraph:";
+
+/// The request state for the client to send back with its retry: the
+/// run's handle, then the upstream's own state, if any.
+pub(crate) fn resumable(run: &str, upstream: Option<&str>) -> String {
+    match upstream {
+        Some(state) => format!("{STATE_PREFIX}{run}:{state}"),
+        None => format!("{STATE_PREFIX}{run}"),
+    }
+}
+
+/// The run and the upstream's own state in a request state
+/// [`resumable`] made; `None` for any other state.
+pub(crate) fn resumed(state: &str) -> Option<(String, Option<String>)> {
+    let rest = state.strip_prefix(STATE_PREFIX)?;
+    let (run, upstream) = match rest.split_once(':') {
+        Some((run, upstream)) => (run, Some(upstream.to_owned())),
+        None => (rest, None),
+    };
+    run.starts_with("run_").then(|| (run.to_owned(), upstream))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_state_carries_the_run_and_gives_the_upstream_its_own_back() {
+        let run = "run_0123456789abcdef0123456789abcdef";
+        assert_eq!(
+            resumed(&resumable(run, Some("opaque:with:colons"))),
+            Some((run.to_owned(), Some("opaque:with:colons".to_owned())))
+        );
+        assert_eq!(resumed(&resumable(run, None)), Some((run.to_owned(), None)));
+        assert_eq!(resumed("the upstream's own"), None);
+        assert_eq!(resumed("skillgraph:not-a-run:x"), None);
+    }
+
+    #[test]
+    fn a_handle_is_run_and_32_hexadecimal_digits() {
+        let handle = spell_handle([0xab; 16]);
+        assert_eq!(handle.len(), 36);
+        assert_eq!(&handle[..6], "run_ab");
+    }
+
+    #[test]
+    fn an_unknown_tool_is_never_echoed_at_length() {
+        let error = unknown_tool(&"t".repeat(5_000), &["lookup_order"]);
+        assert!(error.message.len() < 300, "{}", error.message);
+        assert_eq!(error.code, rmcp::model::ErrorCode::INVALID_PARAMS);
+    }
+}
