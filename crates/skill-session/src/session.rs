@@ -9,7 +9,6 @@ use skill_core::{
     suggestion,
 };
 use skill_guard::Iteration;
-use skill_guard::start::Routing;
 use skill_tools::{OwnedOfferView, ToolDescriptor, offer_view, read_skill_within};
 
 use crate::call_gate::{CallVerdict, judge_call};
@@ -323,19 +322,19 @@ impl Session {
     /// Skills activated by reads in the previous turn stop being active;
     /// results observed but not yet routed stay in the batch.
     ///
-    /// The map's start rules are tried first (SPEC §13.2): the first whose
-    /// skill is a skill of the map, not hidden from this session, and whose
-    /// matcher matches decides. It puts the cursor on its skill, or keeps
-    /// it there when it stands there already: either way a `move` by `rule`
-    /// is recorded right after the `turn` (`from` equal to `to` on a stay),
-    /// a pending pick from before the turn is superseded, and the menu is
-    /// not outstanding. With no rule matched the cursor stays, and the menu
-    /// is outstanding as before. An empty message starts no rule: it is no
-    /// message (a driver with no user message, such as an MCP run, begins
-    /// its turn with one). Results observed before the turn stay in the
-    /// batch and are routed, at the iteration's end, from where the turn
-    /// starts. Returns the rule that decided, as the `turn` event records
-    /// it.
+    /// The map's start rules are tried first, by [`Graph::route_turn`]
+    /// (SPEC §13.2): the first whose skill is a skill of the map, not hidden
+    /// from this session, and whose matcher matches decides. It puts the
+    /// cursor on its skill, or keeps it there when it stands there already:
+    /// either way a `move` by `rule` is recorded right after the `turn`
+    /// (`from` equal to `to` on a stay), a pending pick from before the turn
+    /// is superseded, and the menu is not outstanding. With no rule matched
+    /// the cursor stays, and the menu is outstanding as before. An empty
+    /// message starts no rule: it is no message (a driver with no user
+    /// message, such as an MCP run, begins its turn with one). Results
+    /// observed before the turn stay in the batch and are routed, at the
+    /// iteration's end, from where the turn starts. Returns the rule that
+    /// decided, as the `turn` event records it.
     ///
     /// ```
     /// use std::sync::Arc;
@@ -363,13 +362,7 @@ impl Session {
         self.menu = menu;
         self.activated.clear();
         let graph = Arc::clone(&self.graph);
-        let routing = if self.message.is_empty() {
-            Routing::default()
-        } else {
-            graph
-                .start_rules()
-                .route(&self.message, |id| !graph.has_skill(id) || self.hides(id))
-        };
+        let routing = graph.route_turn(&self.message, &self.hidden);
         let routed = routing.routed.map(|routed| RoutedRecord {
             rule: routed.rule,
             use_skill: routed.use_skill,
