@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use skill_core::{IdHashMap, Skill, SkillMap, ToolResult};
-use skill_guard::start::{StartRules, StartRulesErrors};
+use skill_guard::start::{Routing, StartRules, StartRulesErrors};
 use skill_guard::{CursorMove, Iteration, MapGuardErrors, RouteGuards};
 use skill_tools::{DEFAULT_CATALOG_BUDGET, ToolDescriptor, list_skills};
 
@@ -112,6 +112,42 @@ impl Graph {
     /// The map's start rules, compiled (none without a start block).
     pub fn start_rules(&self) -> &StartRules {
         &self.start
+    }
+
+    /// Where a turn that begins with the user's `message` starts, for a
+    /// session from which `hidden` is hidden (SPEC §13.2): the first rule,
+    /// in declaration order, whose skill is a skill of the map, is not
+    /// hidden, and whose matcher matches decides; the rules tried before it
+    /// that gave up are listed. An empty message is no message and starts
+    /// no rule. `Session::begin_turn` starts every turn here, and
+    /// `skillgraph test` routes its turn cases here, so that a case routes
+    /// as a session would.
+    ///
+    /// ```
+    /// use skill_core::SkillMap;
+    /// use skill_session::Graph;
+    ///
+    /// let map: SkillMap = serde_json::from_str(r#"{
+    ///     "skills": [{ "id": "triage" }, { "id": "refunds" }], "entries": ["triage"],
+    ///     "start": { "rules": [
+    ///         { "use": "billing", "match": { "keywords": ["refund"] } },
+    ///         { "use": "refunds", "match": { "keywords": ["refund"] } }
+    ///     ] }
+    /// }"#)?;
+    /// let graph = Graph::new(map)?;
+    /// // `billing` is no skill of the map: its rule is skipped.
+    /// let routed = graph.route_turn("a refund, please", &[]).routed;
+    /// assert_eq!(routed.map(|r| (r.rule, r.use_skill)), Some((1, "refunds".to_owned())));
+    /// assert_eq!(graph.route_turn("a refund, please", &["refunds".to_owned()]).routed, None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn route_turn(&self, message: &str, hidden: &[String]) -> Routing {
+        if message.is_empty() {
+            return Routing::default();
+        }
+        self.start.route(message, |id| {
+            !self.has_skill(id) || hidden.iter().any(|hidden| hidden == id)
+        })
     }
 
     /// The graph with its `read_skill` description kept within
@@ -222,5 +258,31 @@ mod tests {
             error.to_string().contains("route triage→refunds"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn a_turn_skips_rules_on_no_skill_and_on_hidden_skills_and_an_empty_message() {
+        let map: SkillMap = serde_json::from_value(json!({
+            "skills": [{"id": "triage"}, {"id": "refunds"}, {"id": "billing"}],
+            "entries": ["triage"],
+            "start": {"rules": [
+                {"use": "ghost", "match": {"keywords": ["refund"]}},
+                {"use": "refunds", "match": {"keywords": ["refund"]}},
+                {"use": "billing", "match": {"regex": ".*"}}
+            ]}
+        }))
+        .unwrap();
+        let graph = Graph::new(map).unwrap();
+        let rule = |message: &str, hidden: &[&str]| {
+            let hidden: Vec<String> = hidden.iter().map(|id| (*id).to_owned()).collect();
+            let routing = graph.route_turn(message, &hidden);
+            routing.routed.map(|routed| (routed.rule, routed.use_skill))
+        };
+        assert_eq!(rule("a refund", &[]), Some((1, "refunds".to_owned())));
+        assert_eq!(
+            rule("a refund", &["refunds"]),
+            Some((2, "billing".to_owned()))
+        );
+        assert_eq!(rule("", &[]), None, "an empty message is no message");
     }
 }

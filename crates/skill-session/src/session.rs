@@ -9,7 +9,6 @@ use skill_core::{
     suggestion,
 };
 use skill_guard::Iteration;
-use skill_guard::start::Routing;
 use skill_tools::{OwnedOfferView, ToolDescriptor, offer_view, read_skill_within};
 
 use crate::call_gate::{CallVerdict, judge_call};
@@ -345,19 +344,19 @@ impl Session {
     /// Skills activated by reads in the previous turn stop being active;
     /// results observed but not yet routed stay in the batch.
     ///
-    /// The map's start rules are tried first (SPEC §13.2): the first whose
-    /// skill is a skill of the map, not hidden from this session, and whose
-    /// matcher matches decides. It puts the cursor on its skill, or keeps
-    /// it there when it stands there already: either way a `move` by `rule`
-    /// is recorded right after the `turn` (`from` equal to `to` on a stay),
-    /// a pending pick from before the turn is superseded, and the menu is
-    /// not outstanding. With no rule matched the cursor stays, and the menu
-    /// is outstanding as before. An empty message starts no rule: it is no
-    /// message (a driver with no user message, such as an MCP run, begins
-    /// its turn with one). Results observed before the turn stay in the
-    /// batch and are routed, at the iteration's end, from where the turn
-    /// starts. Returns the rule that decided, as the `turn` event records
-    /// it.
+    /// The map's start rules are tried first, by [`Graph::route_turn`]
+    /// (SPEC §13.2): the first whose skill is a skill of the map, not hidden
+    /// from this session, and whose matcher matches decides. It puts the
+    /// cursor on its skill, or keeps it there when it stands there already:
+    /// either way a `move` by `rule` is recorded right after the `turn`
+    /// (`from` equal to `to` on a stay), a pending pick from before the turn
+    /// is superseded, and the menu is not outstanding. With no rule matched
+    /// the cursor stays, and the menu is outstanding as before. An empty
+    /// message starts no rule: it is no message (a driver with no user
+    /// message, such as an MCP run, begins its turn with one). Results
+    /// observed before the turn stay in the batch and are routed, at the
+    /// iteration's end, from where the turn starts. Returns the rule that
+    /// decided, as the `turn` event records it.
     ///
     /// ```
     /// use std::sync::Arc;
@@ -385,13 +384,7 @@ impl Session {
         self.menu = menu;
         self.activated.clear();
         let graph = Arc::clone(&self.graph);
-        let routing = if self.message.is_empty() {
-            Routing::default()
-        } else {
-            graph
-                .start_rules()
-                .route(&self.message, |id| !graph.has_skill(id) || self.hides(id))
-        };
+        let routing = graph.route_turn(&self.message, &self.hidden);
         let routed = routing.routed.map(|routed| RoutedRecord {
             rule: routed.rule,
             use_skill: routed.use_skill,
@@ -503,11 +496,13 @@ impl Session {
     }
 
     /// Where the run stands, in words for the model (SPEC §9.3): the skill
-    /// it is in, and the visible skills a read may take from here (the
-    /// hops, then the open skills). A server whose tool list cannot follow
-    /// the run (MCP's sessionless generation) ends its answers with it.
-    /// A hidden skill is never named; a set the hidden filter emptied is
-    /// not mentioned; at most 40 ids are named, the rest counted.
+    /// it is in, the other skills active in it (an open skill a read
+    /// activated leaves the cursor where it was, yet is active), and the
+    /// visible skills a read may take from here (the hops, then the open
+    /// skills). A server whose tool list cannot follow the run (MCP's
+    /// sessionless generation) ends its answers with it. A hidden skill is
+    /// never named; a set the hidden filter emptied is not mentioned; at
+    /// most 40 ids are named, the rest counted.
     ///
     /// ```
     /// use std::sync::Arc;
@@ -544,9 +539,22 @@ impl Session {
                 may.push(open);
             }
         }
-        let place = match view.cursor {
-            Some(cursor) => format!("This run is in '{cursor}'"),
-            None => "This run is in no skill yet".to_owned(),
+        let others: Vec<String> = self
+            .active_skills()
+            .into_iter()
+            .filter(|id| view.cursor != Some(*id))
+            .map(|id| format!("'{id}'"))
+            .collect();
+        let others = match others.split_last() {
+            Some((last, [])) => last.clone(),
+            Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+            None => String::new(),
+        };
+        let place = match (view.cursor, others.is_empty()) {
+            (Some(cursor), true) => format!("This run is in '{cursor}'"),
+            (Some(cursor), false) => format!("This run is in '{cursor}', with {others} active too"),
+            (None, true) => "This run is in no skill yet".to_owned(),
+            (None, false) => format!("This run has {others} active"),
         };
         if may.is_empty() {
             return if view.nothing_reachable {
@@ -1289,5 +1297,51 @@ mod tests {
         };
         assert_eq!(offer.view.cursor.as_deref(), Some("triage"));
         assert_eq!(offer.view.mode, skill_tools::OfferMode::Graph);
+    }
+
+    #[test]
+    fn the_position_names_the_skills_a_read_made_active() {
+        let catalog: SkillMap = serde_json::from_value(json!({
+            "skills": [{"id": "pdf"}, {"id": "docx"}, {"id": "xlsx"}]
+        }))
+        .unwrap();
+        let mut session = Session::new(
+            Arc::new(Graph::new(catalog).unwrap()),
+            Posture::Assist,
+            vec![],
+        );
+        session.begin_turn("", None);
+        let may = "from here read_skill may take: pdf, docx, xlsx.";
+        assert_eq!(
+            session.position(),
+            format!("This run is in no skill yet; {may}")
+        );
+        for id in ["pdf", "docx"] {
+            assert!(session.read_skill(id).unwrap().accepted());
+            session.end_iteration();
+        }
+        assert_eq!(
+            session.cursor(),
+            None,
+            "an open skill never moves the cursor"
+        );
+        assert_eq!(
+            session.position(),
+            format!("This run has 'pdf' and 'docx' active; {may}")
+        );
+
+        let map: SkillMap = serde_json::from_value(json!({
+            "skills": [{"id": "triage"}, {"id": "refunds"}, {"id": "faq"}],
+            "entries": ["triage"], "routes": [{"from": "triage", "to": "refunds"}]
+        }))
+        .unwrap();
+        let mut session = Session::new(Arc::new(Graph::new(map).unwrap()), Posture::Assist, vec![]);
+        session.begin_turn("", None);
+        assert!(session.read_skill("faq").unwrap().accepted());
+        session.end_iteration();
+        assert_eq!(
+            session.position(),
+            "This run is in 'triage', with 'faq' active too; from here read_skill may take: refunds, faq."
+        );
     }
 }

@@ -149,7 +149,7 @@ fn one_run_reports_every_broken_skill_and_the_rest_load() {
     assert!(message("dangling").iter().any(|m| m.starts_with(
         "dangling/SKILL.md: it is a link to `../nowhere/SKILL.md`, which leads nowhere"
     )));
-    assert!(message("dangling").contains(&"dangling/SKILL.md and group/dangling/SKILL.md are both skill `dangling`: ids are folder names and must be unique; rename one of the folders (and its `name`), or remove it"));
+    assert!(message("dangling").contains(&"dangling/SKILL.md and group/dangling/SKILL.md are both skill `dangling`: ids are folder names and must be unique, so only group/dangling/SKILL.md is offered; rename one of the folders (and its `name`), or remove it"));
     assert!(
         message("not-yaml")[0]
             .starts_with("not-yaml/SKILL.md:3:14: the front matter is not YAML: ")
@@ -162,7 +162,7 @@ fn one_run_reports_every_broken_skill_and_the_rest_load() {
     assert_eq!(
         message("good-one"),
         [
-            "good-one/SKILL.md and group/good-one/SKILL.md are both skill `good-one`: ids are folder names and must be unique; rename one of the folders (and its `name`), or remove it"
+            "good-one/SKILL.md and group/good-one/SKILL.md are both skill `good-one`: ids are folder names and must be unique, so only good-one/SKILL.md is offered; rename one of the folders (and its `name`), or remove it"
         ]
     );
     // `mcp-patterns` allows `mcp__github__*` and `Bash(git:*)`: patterns,
@@ -171,7 +171,8 @@ fn one_run_reports_every_broken_skill_and_the_rest_load() {
     assert!(message("docs").is_empty());
 
     // The catalog is lenient: every skill that could be read is offered,
-    // with the description its author wrote.
+    // with the description its author wrote; an id is the first readable
+    // folder's (a broken link never takes it from a readable copy).
     let (ids, description, stderr) = offered(&dir, &[]);
     assert_eq!(
         ids,
@@ -180,6 +181,7 @@ fn one_run_reports_every_broken_skill_and_the_rest_load() {
             "colon-description",
             "flow-list",
             "good-one",
+            "dangling",
             "latin1",
             "mcp-patterns",
             "not-yaml"
@@ -189,12 +191,13 @@ fn one_run_reports_every_broken_skill_and_the_rest_load() {
         " - colon-description: Use when: the user pastes a stack trace.",
         " - flow-list: Uses a flow list for its tools.",
         " - good-one: A skill with nothing wrong.",
+        " - dangling: A readable skill with the id of a broken link before it.",
         " - not-yaml: an unclosed quote",
     ] {
         assert!(description.contains(row), "{row}: {description}");
     }
     assert!(
-        stderr.contains("3 skill file(s) are left out and not offered (group/dangling/SKILL.md, group/good-one/SKILL.md, dangling/SKILL.md)"),
+        stderr.contains("2 skill file(s) are left out and not offered (dangling/SKILL.md, group/good-one/SKILL.md)"),
         "{stderr}"
     );
 }

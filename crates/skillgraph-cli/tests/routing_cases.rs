@@ -199,6 +199,46 @@ fn a_failing_turn_case_names_the_rule_and_the_text_the_turn_started_by() {
 }
 
 #[test]
+fn a_turn_case_skips_a_rule_whose_skill_is_not_in_the_map_as_a_session_does() {
+    let dir = scratch("turn-unknown-skill");
+    let map = dir.join("map.json");
+    std::fs::write(
+        &map,
+        r#"{
+            "skills": [{"id": "triage"}, {"id": "refunds"}],
+            "entries": ["triage"],
+            "start": {"rules": [
+                {"use": "billing", "match": {"keywords": ["refund"]}, "label": "no such skill"},
+                {"use": "refunds", "match": {"keywords": ["refund"]}, "label": "refund words"}
+            ]}
+        }"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("tests/cases.jsonl"),
+        r#"{"name": "a refund starts on refunds", "turn": "a refund, please", "expect": {"to": "refunds", "by": "rule"}}"#,
+    )
+    .unwrap();
+    let out = skillgraph(&["test", map.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).contains("1 passed, 0 failed"));
+
+    // The same message in a session on the same map starts there too.
+    let session = where_a_session_starts(&map, "a refund, please");
+    assert_eq!(session.as_deref(), Some("refunds"));
+}
+
+/// The skill a session on `map` stands on after a turn that begins with
+/// `message`, as the library runs it.
+fn where_a_session_starts(map: &Path, message: &str) -> Option<String> {
+    use skillgraph::skill_session::{Graph, Posture, Session};
+    let graph = Graph::new(skillgraph::load(map).unwrap().map).unwrap();
+    let mut session = Session::new(std::sync::Arc::new(graph), Posture::Assist, vec![]);
+    session.begin_turn(message, None);
+    session.cursor().map(str::to_owned)
+}
+
+#[test]
 fn a_case_with_both_a_turn_and_results_is_refused_naming_its_line() {
     let case = r#"{"name": "both", "turn": "hi", "cursor": "triage", "results": [{"toolName": "lookup_order", "result": "{}"}], "expect": {"to": "triage"}}"#;
     let dir = desk_copy("turn-both", Some(case));

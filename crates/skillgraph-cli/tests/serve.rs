@@ -393,7 +393,10 @@ async fn a_client_on_the_newest_protocol_gets_one_list_and_the_position_in_answe
     read.arguments = json!({"id": "faq"}).as_object().cloned();
     let read = client.call_tool(read).await.expect("answered");
     let text = serde_json::to_string(&read.content).expect("JSON");
-    assert!(text.contains("This run is in 'refunds'"), "{text}");
+    assert!(
+        text.contains("This run is in 'refunds', with 'faq' active too; "),
+        "{text}"
+    );
     let allowed = client.call_tool(refund).await.expect("answered");
     assert_ne!(
         allowed.is_error,

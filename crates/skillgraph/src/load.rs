@@ -54,10 +54,11 @@ pub struct Loaded {
     /// `skill-file-not-portable`, `duplicate-skill`, settings for a skill
     /// that has no folder), reported with the check-up.
     pub problems: Vec<Problem>,
-    /// The skill files that could not be read at all (a link that leads
-    /// nowhere, a file the system refuses, a second skill with a taken id),
-    /// relative to the root: they are not in the map, and each has its
-    /// error in [`problems`](Self::problems).
+    /// The skill files left out, relative to the root: those that could not
+    /// be read at all (a link that leads nowhere, a file the system refuses)
+    /// and every other folder of an id whose first readable folder is
+    /// offered. They are not in the map, and each has its error in
+    /// [`problems`](Self::problems).
     pub left_out: Vec<String>,
     /// The skills whose tools are the ones their `SKILL.md` names
     /// (`allowed-tools`, unless `skillmap.json` sets `tools`): names written
@@ -303,12 +304,11 @@ fn load_folder(root: &Path) -> Result<Loaded, LoadError> {
     }
     let mut problems = found.problems;
     let mut left_out = Vec::new();
-    let places = without_second_ids(found.skills, &mut problems, &mut left_out);
-    let mut files = Vec::with_capacity(places.len());
+    let mut copies = Vec::with_capacity(found.skills.len());
     let mut unread_ids = Vec::new();
-    for place in places {
+    for place in found.skills {
         match read_skill_folder(&place) {
-            Ok(file) => files.push((place, file)),
+            Ok(file) => copies.push((place, Some(file))),
             Err(message) => {
                 problems.push(
                     Problem::new(
@@ -320,11 +320,13 @@ fn load_folder(root: &Path) -> Result<Loaded, LoadError> {
                     )
                     .about_skill(&place.id),
                 );
-                left_out.push(place.file);
-                unread_ids.push(place.id);
+                left_out.push(place.file.clone());
+                unread_ids.push(place.id.clone());
+                copies.push((place, None));
             }
         }
     }
+    let files = one_per_id(copies, &mut problems, &mut left_out);
     let (mut skills, file_routes) = skills_from_files(&files, &mut problems);
     let FolderMap {
         entries,
@@ -538,31 +540,65 @@ fn read_skill_folder(place: &SkillPlace) -> Result<SkillFile, String> {
     }
 }
 
-/// The first skill folder of each id; each later one is a
-/// `duplicate-skill` error naming both paths, and is left out (whether or
-/// not either file can be read).
-fn without_second_ids(
-    places: Vec<SkillPlace>,
+/// One skill per id, from the skill folders in path order, each with its
+/// file or `None` when it could not be read (and is left out already): the
+/// first copy that could be read is offered, so a broken link never takes
+/// the id from a readable copy further down. Every other folder with that
+/// id is a `duplicate-skill` error naming both paths, and is left out.
+fn one_per_id(
+    copies: Vec<(SkillPlace, Option<SkillFile>)>,
     problems: &mut Vec<Problem>,
     left_out: &mut Vec<String>,
-) -> Vec<SkillPlace> {
-    let mut kept: Vec<SkillPlace> = Vec::with_capacity(places.len());
-    let mut first_of: BTreeMap<String, usize> = BTreeMap::new();
-    for place in places {
-        if let Some(first) = first_of.get(&place.id) {
-            let message = format!(
-                "{} and {} are both skill `{}`: ids are folder names and must be unique; rename one of the folders (and its `name`), or remove it",
-                kept[*first].file, place.file, place.id
-            );
-            problems
-                .push(Problem::new(ProblemCode::DuplicateSkill, message).about_skill(&place.id));
-            left_out.push(place.file);
+) -> Vec<(SkillPlace, SkillFile)> {
+    // For each id, the copy the other copies are named beside, and whether
+    // it could be read: the first readable copy, else the first copy.
+    let mut holder: BTreeMap<&str, (usize, bool)> = BTreeMap::new();
+    for (index, (place, file)) in copies.iter().enumerate() {
+        let readable = file.is_some();
+        match holder.get(place.id.as_str()) {
+            Some(&(_, true)) => {}
+            Some(&(_, false)) if !readable => {}
+            _ => {
+                holder.insert(&place.id, (index, readable));
+            }
+        }
+    }
+    let mut kept = Vec::with_capacity(copies.len());
+    for (index, (place, file)) in copies.iter().enumerate() {
+        let Some(&(held, readable)) = holder.get(place.id.as_str()) else {
+            kept.push(false);
+            continue;
+        };
+        if held == index {
+            kept.push(readable);
             continue;
         }
-        first_of.insert(place.id.clone(), kept.len());
-        kept.push(place);
+        kept.push(false);
+        let held_file = &copies[held].0.file;
+        let (first, second) = if held < index {
+            (held_file, &place.file)
+        } else {
+            (&place.file, held_file)
+        };
+        let offered = if readable {
+            format!(", so only {held_file} is offered")
+        } else {
+            String::new()
+        };
+        let message = format!(
+            "{first} and {second} are both skill `{}`: ids are folder names and must be unique{offered}; rename one of the folders (and its `name`), or remove it",
+            place.id
+        );
+        problems.push(Problem::new(ProblemCode::DuplicateSkill, message).about_skill(&place.id));
+        if file.is_some() {
+            left_out.push(place.file.clone());
+        }
     }
-    kept
+    copies
+        .into_iter()
+        .zip(kept)
+        .filter_map(|((place, file), kept)| Some((place, file.filter(|_| kept)?)))
+        .collect()
 }
 
 /// The skills the files describe and the routes they declare; each broken
@@ -747,6 +783,57 @@ mod tests {
         let err = load(&map).expect_err("a transport serve does not speak");
         assert!(err.to_string().contains("stdio"), "{err}");
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_first_readable_folder_of_an_id_is_offered_and_the_others_are_named() {
+        let dir = std::env::temp_dir().join(format!("skillgraph-load-dup-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let skill = |folder: &str, description: &str| {
+            let folder = dir.join(folder);
+            std::fs::create_dir_all(&folder).expect("a scratch folder");
+            let name = folder.file_name().map(|n| n.to_string_lossy().into_owned());
+            let text = format!(
+                "---\nname: {}\ndescription: {description}\n---\nBody.\n",
+                name.unwrap_or_default()
+            );
+            std::fs::write(folder.join("SKILL.md"), text).expect("written");
+        };
+        // First in path order, and unreadable: its SKILL.md is a folder.
+        std::fs::create_dir_all(dir.join(".gemini/skills/pdf/SKILL.md")).expect("a folder");
+        skill("csv", "Reads CSV files.");
+        skill("pdf", "Reads PDF files.");
+        skill("tools/pdf", "A copy of the PDF skill.");
+        let loaded = load(&dir).expect("loads");
+        let _ = std::fs::remove_dir_all(&dir);
+
+        let offered: Vec<(&str, &str)> = loaded
+            .map
+            .skills
+            .iter()
+            .map(|s| (s.id.as_str(), s.description.as_deref().unwrap_or_default()))
+            .collect();
+        assert_eq!(
+            offered,
+            [("csv", "Reads CSV files."), ("pdf", "Reads PDF files.")]
+        );
+        assert_eq!(
+            loaded.left_out,
+            [".gemini/skills/pdf/SKILL.md", "tools/pdf/SKILL.md"]
+        );
+        let duplicates: Vec<String> = loaded
+            .problems
+            .iter()
+            .filter(|p| p.code() == ProblemCode::DuplicateSkill)
+            .map(|p| p.message().to_string())
+            .collect();
+        assert_eq!(
+            duplicates,
+            [
+                ".gemini/skills/pdf/SKILL.md and pdf/SKILL.md are both skill `pdf`: ids are folder names and must be unique, so only pdf/SKILL.md is offered; rename one of the folders (and its `name`), or remove it",
+                "pdf/SKILL.md and tools/pdf/SKILL.md are both skill `pdf`: ids are folder names and must be unique, so only pdf/SKILL.md is offered; rename one of the folders (and its `name`), or remove it",
+            ]
+        );
     }
 
     #[test]

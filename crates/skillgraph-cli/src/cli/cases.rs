@@ -11,14 +11,15 @@ use std::process::ExitCode;
 
 use serde::{Deserialize, Serialize};
 use skillgraph::skill_core::{GuardViewInput, MoveBy, Route, SkillMap, ToolResult, did_you_mean};
-use skillgraph::skill_guard::start::{Routing, StartRules, rule_name};
+use skillgraph::skill_guard::start::{Routing, rule_name};
 use skillgraph::skill_guard::{
     CompiledMap, CursorMove, GuardEvaluation, Iteration, NearMiss, Preconditions, Setting, Witness,
     condition_caption, examine,
 };
+use skillgraph::skill_session::Graph;
 use skillgraph::{Loaded, load};
 
-use super::{Failure, compile_map, compile_start, output, read_file};
+use super::{Failure, compile_guards, compile_map, compile_start, output, read_file};
 
 /// The file `--generate` writes, under `DIR/tests/`.
 const GENERATED: &str = "generated.jsonl";
@@ -113,7 +114,10 @@ impl Outcome<'_> {
 }
 
 impl Case {
-    fn resolve<'g>(&'g self, compiled: &'g CompiledMap<'_>, start: &StartRules) -> Outcome<'g> {
+    /// Where the case leaves the cursor: a route case's results resolved
+    /// from its cursor, or a turn case's message routed by the graph's own
+    /// start step, as a session with no hidden skill starts its turn.
+    fn resolve<'g>(&'g self, compiled: &'g CompiledMap<'_>, graph: &Graph) -> Outcome<'g> {
         if let Some(message) = &self.turn {
             let from = self
                 .cursor
@@ -121,7 +125,7 @@ impl Case {
                 .or_else(|| compiled.map().entries.first().cloned());
             return Outcome::Turned {
                 from,
-                routing: start.route(message, |_| false),
+                routing: graph.route_turn(message, &[]),
             };
         }
         Outcome::Moved(compiled.resolve(
@@ -151,16 +155,16 @@ pub(super) fn test_command(path: &Path, generate: bool) -> Result<ExitCode, Fail
     if generate {
         write_generated(&tests, &compiled)
     } else {
-        run_cases(&tests, &compiled, &start)
+        // Turn cases start where a session would start them: through the
+        // graph's start step, which skips a rule whose skill is no skill of
+        // the map.
+        let graph = Graph::with_compiled(map.clone(), compile_guards(&map, path)?, start);
+        run_cases(&tests, &compiled, &graph)
     }
 }
 
 /// Read every case file, then run every case; any failure is exit 1.
-fn run_cases(
-    tests: &Path,
-    compiled: &CompiledMap<'_>,
-    start: &StartRules,
-) -> Result<ExitCode, Failure> {
+fn run_cases(tests: &Path, compiled: &CompiledMap<'_>, graph: &Graph) -> Result<ExitCode, Failure> {
     let files = case_files(tests)?;
     let mut cases = Vec::new();
     for file in &files {
@@ -168,7 +172,7 @@ fn run_cases(
     }
     let mut failed = 0;
     for (place, case) in &cases {
-        let outcome = case.resolve(compiled, start);
+        let outcome = case.resolve(compiled, graph);
         if outcome.meets(&case.expect) {
             output::print_line(&format!("ok    {place} {}", case.name))?;
         } else {
