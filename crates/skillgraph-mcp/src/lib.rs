@@ -260,11 +260,6 @@ async fn shut_down(upstreams: Arc<Upstreams>) {
 /// upstream server cannot be used, or the client's handshake fails.
 pub fn serve_stdio(config: &ServeConfig) -> Result<(), ServeError> {
     let (loaded, guards, start) = load_checked(config)?;
-    let record = config
-        .record
-        .as_deref()
-        .map(RecordWriter::create)
-        .transpose()?;
     // Made and shut down off the runtime: its HTTP client blocks.
     let exporter = Exporter::new(config.otlp.as_deref())?;
     let tracing = exporter.as_ref().map(|exporter| exporter.serving(true));
@@ -273,40 +268,93 @@ pub fn serve_stdio(config: &ServeConfig) -> Result<(), ServeError> {
         .build()
         .map_err(ServeError::Runtime)?;
     let served = runtime.block_on(async {
-        let prepared = prepare(config, loaded, (guards, start), true).await?;
-        let upstreams = Arc::clone(&prepared.upstreams);
-        let hub = Hub::new(
-            Arc::new(prepared.graph),
-            prepared.files,
-            prepared.session,
-            prepared.upstreams,
-            record,
-            None,
-            tracing,
-        )?;
-        let gateway = Gateway::new(Arc::new(hub));
+        let checked = (loaded, guards, start);
         #[cfg(unix)]
-        let served = match client_pipes() {
-            Some((read, write)) => gateway.serve(ClientLines::new(read, write)).await,
-            None => {
-                gateway
-                    .serve(ClientLines::new(tokio::io::stdin(), tokio::io::stdout()))
-                    .await
-            }
-        };
-        #[cfg(not(unix))]
-        let served = gateway
-            .serve(ClientLines::new(tokio::io::stdin(), tokio::io::stdout()))
-            .await;
-        let server = served.map_err(|err| ServeError::Handshake(err.to_string()))?;
-        let _ = server.waiting().await;
-        shut_down(upstreams).await;
-        Ok(())
+        if let Some((read, write)) = client_pipes() {
+            return serve_lines(config, checked, tracing, read, write).await;
+        }
+        let (read, write) = (tokio::io::stdin(), tokio::io::stdout());
+        serve_lines(config, checked, tracing, read, write).await
     });
     if let Some(exporter) = exporter {
         exporter.shut_down();
     }
     served
+}
+
+/// Serve the map of `config` to one client that writes its JSON-RPC
+/// messages to `input` and reads the answers from `output`, one a line, as
+/// over standard input and output, until it closes `input`; on the tokio
+/// runtime the caller runs. A host that embeds the server, and the server's
+/// own tests, drive it in one process this way (over `tokio::io::duplex`,
+/// say). No spans are exported: an exporter blocks a thread of its own,
+/// which [`serve_stdio`] sets up.
+///
+/// ```no_run
+/// use skillgraph_mcp::{ServeConfig, serve_streams};
+///
+/// # async fn run() -> Result<(), skillgraph_mcp::ServeError> {
+/// let (client, server) = tokio::io::duplex(64 * 1024);
+/// let (read, write) = tokio::io::split(server);
+/// let config = ServeConfig::new("examples/support-desk");
+/// tokio::spawn(async move { serve_streams(&config, read, write).await });
+/// // … write `initialize` to `client`, read its answer …
+/// # drop(client);
+/// # Ok(())
+/// # }
+/// ```
+///
+/// # Errors
+///
+/// As [`serve_stdio`].
+pub async fn serve_streams<R, W>(
+    config: &ServeConfig,
+    input: R,
+    output: W,
+) -> Result<(), ServeError>
+where
+    R: tokio::io::AsyncRead + Unpin + Send + 'static,
+    W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let checked = load_checked(config)?;
+    serve_lines(config, checked, None, input, output).await
+}
+
+/// Serve the checked map of `config` to the one client on `input` and
+/// `output`, each request's span for `tracing` when export is on.
+async fn serve_lines<R, W>(
+    config: &ServeConfig,
+    (loaded, guards, start): (Loaded, RouteGuards, StartRules),
+    tracing: Option<otlp::Tracing>,
+    input: R,
+    output: W,
+) -> Result<(), ServeError>
+where
+    R: tokio::io::AsyncRead + Unpin + Send + 'static,
+    W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let record = config
+        .record
+        .as_deref()
+        .map(RecordWriter::create)
+        .transpose()?;
+    let prepared = prepare(config, loaded, (guards, start), true).await?;
+    let upstreams = Arc::clone(&prepared.upstreams);
+    let hub = Hub::new(
+        Arc::new(prepared.graph),
+        prepared.files,
+        prepared.session,
+        prepared.upstreams,
+        record,
+        None,
+        tracing,
+    )?;
+    let gateway = Gateway::new(Arc::new(hub));
+    let served = gateway.serve(ClientLines::new(input, output)).await;
+    let server = served.map_err(|err| ServeError::Handshake(err.to_string()))?;
+    let _ = server.waiting().await;
+    shut_down(upstreams).await;
+    Ok(())
 }
 
 /// Serve the map of `config` over streamable HTTP as `http` says (SPEC
