@@ -26,7 +26,7 @@ use skillgraph::skill_session::CallPolicy;
 use skillgraph::skill_tools::{
     DEFAULT_CATALOG_BUDGET, HostFormat, ToolDescriptor, list_skills, read_skill_within,
 };
-use skillgraph::{LoadError, Loaded, RecordFileError, load};
+use skillgraph::{LoadError, Loaded, PrepareError, RecordFileError, load};
 use skillgraph_mcp::{ServeConfig, ServeError};
 
 const EXAMPLES: &str = "Examples:
@@ -525,6 +525,15 @@ fn compile_guards(map: &SkillMap, path: &Path) -> Result<RouteGuards, Failure> {
 fn compile_start(map: &SkillMap, path: &Path) -> Result<StartRules, Failure> {
     StartRules::compile(map.start.as_ref())
         .map_err(|errors| refused_map(errors.code(), &errors, path))
+}
+
+/// Why the map at `path` could not be prepared: unusable input (exit 2),
+/// or a refused guard or start rule, a map error (exit 1).
+fn prepare_failure(err: PrepareError, path: &Path) -> Failure {
+    match err {
+        PrepareError::Load(err) => err.into(),
+        err => refused_map(err.code(), &err, path),
+    }
 }
 
 /// A map error (exit 1): what was refused, and the command that shows every

@@ -436,7 +436,7 @@ fn a_declared_tool_no_upstream_offers_stops_start_up_naming_it() {
     assert!(stderr.contains("error[upstream-mismatch]"), "{stderr}");
     assert!(
         stderr.contains(
-            r#"skill "triage" declares tool "lookup_orders", which no upstream server offers"#
+            r#"error[tool-not-upstream]: skill "triage" declares tool "lookup_orders", which no upstream server offers"#
         ),
         "{stderr}"
     );
@@ -453,7 +453,7 @@ fn two_upstream_servers_offering_one_tool_stop_start_up_naming_both() {
     assert_eq!(code, Some(2), "{stderr}");
     assert!(
         stderr.contains(
-            r#"tool "lookup_order" is offered by two upstream servers, "first" and "second""#
+            r#"error[offered-twice]: tool "lookup_order" is offered by two upstream servers, "first" and "second""#
         ),
         "{stderr}"
     );

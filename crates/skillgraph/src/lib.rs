@@ -8,7 +8,9 @@
 //! [`skill_md`] (the Agent Skills reader) and [`skill_explain`] (a record
 //! explained, a map drawn) — and the loader: [`load`]ing a map from a
 //! `skillmap.json` file or from a folder of Agent Skills
-//! (`skills/<name>/SKILL.md`), and [`RecordWriter`], the record file.
+//! (`skills/<name>/SKILL.md`), [`prepare`]: one map loaded, checked and
+//! compiled for every driver that runs it, and [`RecordWriter`], the record
+//! file.
 //!
 //! It must never parse arguments, choose exit codes, speak MCP or print:
 //! the binary (`skillgraph-cli`) and the MCP server library
@@ -41,9 +43,11 @@
 //! ```
 
 mod load;
+mod prepare;
 mod record_file;
 
 pub use load::{LoadError, Loaded, MAP_FILE, McpServer, McpTransport, load};
+pub use prepare::{PrepareError, Prepared, prepare};
 pub use record_file::{RecordFileError, RecordWriter};
 pub use skill_checkup;
 pub use skill_core;

@@ -13,11 +13,11 @@ use clap::ValueEnum;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use skillgraph::skill_core::{Menu, ResultStatus, ToolResult, did_you_mean};
-use skillgraph::skill_session::{CallAnswer, CallPolicy, Graph, Posture, Session, SessionConfig};
+use skillgraph::skill_session::{CallAnswer, CallPolicy, Posture, Session, SessionConfig};
 use skillgraph::skill_tools::HostFormat;
-use skillgraph::{RecordWriter, load};
+use skillgraph::{RecordWriter, prepare};
 
-use super::{Failure, compile_guards, compile_start, output};
+use super::{Failure, output, prepare_failure};
 
 /// The session's posture, as the command line spells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -112,18 +112,16 @@ pub(super) fn play(
     let exporter = skillgraph_mcp::Exporter::new(otlp)
         .map_err(|err| Failure::unusable(err.code(), err.to_string()))?;
     let mut trace = exporter.as_ref().map(skillgraph_mcp::Exporter::play);
-    let loaded = load(path)?;
-    // Each route guard is compiled once, for the check-up and the session.
-    let guards = compile_guards(&loaded.map, path)?;
-    let start = compile_start(&loaded.map, path)?;
-    let errors = loaded.checkup_with(&guards).errors().count();
+    // The one preparation `serve` makes too: load, check-up, compile.
+    let prepared = prepare(path).map_err(|err| prepare_failure(err, path))?;
+    let errors = prepared.checkup_errors();
     if errors > 0 {
         output::warn(&format!(
             "warning: the map has {errors} error(s) in its check-up; the session runs as the map is (see `skillgraph check {}`)",
             path.display()
         ));
     }
-    let graph = Graph::with_compiled(loaded.map, guards, start).with_catalog_budget(catalog_budget);
+    let graph = prepared.into_graph().with_catalog_budget(catalog_budget);
     let mut writer = record.map(RecordWriter::create).transpose()?;
     let mut session = Session::with_config(
         Arc::new(graph),
