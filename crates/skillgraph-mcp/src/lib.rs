@@ -29,6 +29,7 @@
 //! ```
 
 mod doorway;
+mod fit;
 mod gateway;
 mod http;
 mod observe;
@@ -41,7 +42,6 @@ mod stdio;
 mod translate;
 mod upstream;
 
-use std::fmt::Write as _;
 #[cfg(unix)]
 use std::fs::File;
 use std::io::Write as _;
@@ -54,21 +54,19 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::ServiceExt;
-use skillgraph::skill_core::{SkillMap, ToolDecl, tool_pattern_matches};
-use skillgraph::skill_guard::RouteGuards;
-use skillgraph::skill_guard::start::StartRules;
 use skillgraph::skill_session::{CallPolicy, Graph, GraphError, Posture, SessionConfig};
 use skillgraph::skill_tools::DEFAULT_CATALOG_BUDGET;
-use skillgraph::{LoadError, Loaded, RecordFileError, RecordWriter, load};
+use skillgraph::{LoadError, PrepareError, Prepared, RecordFileError, RecordWriter, prepare};
 #[cfg(unix)]
 use tokio::net::unix::pipe;
 
+pub use fit::{Misfit, Misfits};
 use gateway::{Gateway, Hub};
 pub use http::{HttpConfig, TokensError};
 pub use otlp::{Exporter, OtlpError, PlayTrace};
 use stdio::ClientLines;
 pub use upstream::StartError;
-use upstream::{Clash, Upstreams};
+use upstream::Upstreams;
 
 /// What to serve, and how.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -121,16 +119,19 @@ pub enum ServeError {
     /// A route guard of the map is refused.
     #[error("{0}\nRun `skillgraph check {1}` for every problem of the map.")]
     Graph(GraphError, String),
+    /// The map could not be prepared for another reason than those above.
+    #[error(transparent)]
+    Prepare(PrepareError),
     /// The record file cannot be created.
     #[error(transparent)]
     Record(#[from] RecordFileError),
     /// An upstream server did not start.
     #[error(transparent)]
     Upstream(#[from] StartError),
-    /// The map and the upstream servers do not fit together: each line
-    /// names one mismatch and its fix.
+    /// The map and the upstream servers do not fit together: every misfit,
+    /// each with its code and its fix.
     #[error("{0}")]
-    Mismatch(String),
+    Mismatch(Misfits),
     /// The async runtime could not be started.
     #[error("cannot start the async runtime: {0}")]
     Runtime(std::io::Error),
@@ -161,6 +162,7 @@ impl ServeError {
         match self {
             ServeError::Load(err) => err.code(),
             ServeError::Graph(err, _) => err.code(),
+            ServeError::Prepare(err) => err.code(),
             ServeError::Record(err) => err.code(),
             ServeError::Upstream(err) => err.code(),
             ServeError::Mismatch(_) => "upstream-mismatch",
@@ -179,38 +181,50 @@ impl ServeError {
     }
 }
 
-/// The map loaded and checked, its upstream servers started and matched to
-/// it: what every transport serves.
-struct Prepared {
+/// The map prepared, its upstream servers started and fitted to it: what
+/// every transport serves.
+struct Served {
     graph: Graph,
     files: skill_files::SkillFiles,
     session: SessionConfig,
     upstreams: Arc<Upstreams>,
 }
 
-/// The map of `config`, read and checked before any runtime starts.
-fn load_checked(config: &ServeConfig) -> Result<(Loaded, RouteGuards, StartRules), ServeError> {
-    let loaded = load(&config.path)?;
-    if !loaded.left_out.is_empty() {
-        warn(&left_out_warning(&loaded.left_out, &config.path));
+/// The map of `config`, prepared as `play` prepares one (load, check-up,
+/// compile) before any runtime starts; what the check-up finds is said on
+/// standard error, and the map is served as it is.
+fn load_checked(config: &ServeConfig) -> Result<Prepared, ServeError> {
+    let prepared = prepare(&config.path).map_err(|err| match err {
+        PrepareError::Load(err) => ServeError::Load(err),
+        PrepareError::Graph(err) => ServeError::Graph(err, config.path.display().to_string()),
+        other => ServeError::Prepare(other),
+    })?;
+    if !prepared.loaded.left_out.is_empty() {
+        warn(&left_out_warning(&prepared.loaded.left_out, &config.path));
     }
-    let guards = RouteGuards::compile(&loaded.map).map_err(|err| {
-        ServeError::Graph(GraphError::from(err), config.path.display().to_string())
-    })?;
-    let start = StartRules::compile(loaded.map.start.as_ref()).map_err(|err| {
-        ServeError::Graph(GraphError::from(err), config.path.display().to_string())
-    })?;
-    Ok((loaded, guards, start))
+    let errors = prepared.checkup_errors();
+    if errors > 0 {
+        warn(&format!(
+            "the map has {errors} error(s) in its check-up; it is served as it is (see `skillgraph check {}`)",
+            config.path.display()
+        ));
+    }
+    Ok(prepared)
 }
 
-/// Start the upstream servers of `loaded` and fit the map to them, for
+/// Start the upstream servers of `prepared` and fit the map to them, for
 /// one client `over_stdio` or many over HTTP.
-async fn prepare(
+async fn fitted(
     config: &ServeConfig,
-    loaded: Loaded,
-    (guards, start): (RouteGuards, StartRules),
+    prepared: Prepared,
     over_stdio: bool,
-) -> Result<Prepared, ServeError> {
+) -> Result<Served, ServeError> {
+    let Prepared {
+        loaded,
+        guards,
+        start,
+        ..
+    } = prepared;
     let dir = folder_of(&config.path);
     let (upstreams, clashes) = Upstreams::start(
         &dir,
@@ -220,15 +234,18 @@ async fn prepare(
     )
     .await?;
     let mut map = loaded.map;
-    expand_tool_patterns(&mut map, &upstreams);
+    fit::expand_tool_patterns(&mut map, &upstreams);
     let passthrough = upstreams.passthrough_clashes().await;
-    refuse_mismatches(
+    let misfits = fit::misfits(
         &map,
         &loaded.tools_from_files,
         &upstreams,
         &clashes,
         &passthrough,
-    )?;
+    );
+    if let Some(misfits) = Misfits::of(misfits, &upstreams) {
+        return Err(ServeError::Mismatch(misfits));
+    }
     let session = SessionConfig {
         posture: config.posture,
         hidden: Vec::new(),
@@ -236,7 +253,7 @@ async fn prepare(
     };
     let files = skill_files::SkillFiles::gather(&mut map, |id| session.hides(id), over_stdio);
     let graph = Graph::with_compiled(map, guards, start).with_catalog_budget(config.catalog_budget);
-    Ok(Prepared {
+    Ok(Served {
         graph,
         files,
         session,
@@ -259,7 +276,7 @@ async fn shut_down(upstreams: Arc<Upstreams>) {
 /// [`ServeError`] when the map, the record file, the OTLP endpoint or an
 /// upstream server cannot be used, or the client's handshake fails.
 pub fn serve_stdio(config: &ServeConfig) -> Result<(), ServeError> {
-    let (loaded, guards, start) = load_checked(config)?;
+    let prepared = load_checked(config)?;
     // Made and shut down off the runtime: its HTTP client blocks.
     let exporter = Exporter::new(config.otlp.as_deref())?;
     let tracing = exporter.as_ref().map(|exporter| exporter.serving(true));
@@ -268,13 +285,12 @@ pub fn serve_stdio(config: &ServeConfig) -> Result<(), ServeError> {
         .build()
         .map_err(ServeError::Runtime)?;
     let served = runtime.block_on(async {
-        let checked = (loaded, guards, start);
         #[cfg(unix)]
         if let Some((read, write)) = client_pipes() {
-            return serve_lines(config, checked, tracing, read, write).await;
+            return serve_lines(config, prepared, tracing, read, write).await;
         }
         let (read, write) = (tokio::io::stdin(), tokio::io::stdout());
-        serve_lines(config, checked, tracing, read, write).await
+        serve_lines(config, prepared, tracing, read, write).await
     });
     if let Some(exporter) = exporter {
         exporter.shut_down();
@@ -316,15 +332,15 @@ where
     R: tokio::io::AsyncRead + Unpin + Send + 'static,
     W: tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
-    let checked = load_checked(config)?;
-    serve_lines(config, checked, None, input, output).await
+    let prepared = load_checked(config)?;
+    serve_lines(config, prepared, None, input, output).await
 }
 
 /// Serve the checked map of `config` to the one client on `input` and
 /// `output`, each request's span for `tracing` when export is on.
 async fn serve_lines<R, W>(
     config: &ServeConfig,
-    (loaded, guards, start): (Loaded, RouteGuards, StartRules),
+    prepared: Prepared,
     tracing: Option<otlp::Tracing>,
     input: R,
     output: W,
@@ -338,7 +354,7 @@ where
         .as_deref()
         .map(RecordWriter::create)
         .transpose()?;
-    let prepared = prepare(config, loaded, (guards, start), true).await?;
+    let prepared = fitted(config, prepared, true).await?;
     let upstreams = Arc::clone(&prepared.upstreams);
     let hub = Hub::new(
         Arc::new(prepared.graph),
@@ -369,7 +385,7 @@ where
 /// [`ServeError`] when the map, the tokens file, the address, the OTLP
 /// endpoint or an upstream server cannot be used.
 pub fn serve_http(config: &ServeConfig, http: &HttpConfig) -> Result<(), ServeError> {
-    let (loaded, guards, start) = load_checked(config)?;
+    let prepared = load_checked(config)?;
     let tokens = http
         .auth_tokens
         .as_deref()
@@ -396,7 +412,7 @@ pub fn serve_http(config: &ServeConfig, http: &HttpConfig) -> Result<(), ServeEr
                 addr: http.addr,
                 source,
             })?;
-        let prepared = prepare(config, loaded, (guards, start), false).await?;
+        let prepared = fitted(config, prepared, false).await?;
         let upstreams = Arc::clone(&prepared.upstreams);
         let runs = runs::Runs::new(runs::Keeping {
             ttl: http.run_ttl,
@@ -494,108 +510,4 @@ fn left_out_warning(left_out: &[String], path: &Path) -> String {
         left_out.join(", "),
         path.display()
     )
-}
-
-/// Give each skill the upstream tools its `allowed-tools` patterns match
-/// (`mcp__github__*`; SPEC §7.4), in tool-name order after the tools it
-/// names; a pattern that matches no upstream tool is said on standard error.
-fn expand_tool_patterns(map: &mut SkillMap, upstreams: &Upstreams) {
-    for skill in &mut map.skills {
-        for pattern in &skill.tool_patterns {
-            let mut matched = false;
-            for tool in upstreams.tools() {
-                let name = tool.name.as_ref();
-                let server = upstreams.server_of(name).unwrap_or_default();
-                if tool_pattern_matches(pattern, server, name) {
-                    matched = true;
-                    if skill.tool(name).is_none() {
-                        skill.tools.push(ToolDecl::new(name));
-                    }
-                }
-            }
-            if !matched {
-                warn(&format!(
-                    "skill \"{}\" allows the tools `{pattern}`, which match no upstream tool, so the pattern carries none",
-                    skill.id
-                ));
-            }
-        }
-    }
-}
-
-/// Refuse a map whose skills declare a tool no upstream server offers, and
-/// upstream servers that offer one tool name, one prompt name or one
-/// resource URI twice. A tool a skill's own
-/// `SKILL.md` names (`allowed-tools`, written for whatever host runs the
-/// skill: `Read`, `Bash`) is not refused: it is said on standard error, and
-/// never offered.
-fn refuse_mismatches(
-    map: &SkillMap,
-    tools_from_files: &[String],
-    upstreams: &Upstreams,
-    clashes: &[Clash],
-    passthrough: &[(&str, String, [String; 2])],
-) -> Result<(), ServeError> {
-    let mut message = String::new();
-    for (what, name, servers) in passthrough {
-        let _ = writeln!(
-            message,
-            "{what} \"{}\" is offered by two upstream servers, \"{}\" and \"{}\"; a request for it could go to either: remove it from one of them",
-            name.escape_debug(),
-            servers[0],
-            servers[1]
-        );
-    }
-    for reserved in ["read_skill", "list_skills"] {
-        if let Some(server) = upstreams.server_of(reserved) {
-            let _ = writeln!(
-                message,
-                "upstream server \"{server}\" offers a tool named \"{reserved}\", which skillgraph serve answers itself, so it could never be called; rename it in that server"
-            );
-        }
-    }
-    for clash in clashes {
-        let _ = writeln!(
-            message,
-            "tool \"{}\" is offered by two upstream servers, \"{}\" and \"{}\"; a call could go to either: remove it from one of them",
-            clash.tool, clash.servers[0], clash.servers[1]
-        );
-    }
-    for skill in &map.skills {
-        let from_file = tools_from_files.contains(&skill.id);
-        for tool in &skill.tools {
-            if upstreams.server_of(&tool.name).is_some() {
-                continue;
-            }
-            if from_file {
-                warn(&format!(
-                    "skill \"{}\" allows tool \"{}\" in its SKILL.md, which no upstream server offers, so it is not offered here",
-                    skill.id, tool.name
-                ));
-            } else {
-                let _ = writeln!(
-                    message,
-                    "skill \"{}\" declares tool \"{}\", which no upstream server offers; add the server that has it under `mcpServers` in skillmap.json, or remove the tool from the skill",
-                    skill.id, tool.name
-                );
-            }
-        }
-    }
-    if message.is_empty() {
-        return Ok(());
-    }
-    let offered: Vec<String> = upstreams
-        .tools()
-        .map(|tool| tool.name.to_string())
-        .collect();
-    let _ = write!(
-        message,
-        "(the upstream servers offer: {})",
-        if offered.is_empty() {
-            "no tools".to_owned()
-        } else {
-            offered.join(", ")
-        }
-    );
-    Err(ServeError::Mismatch(message))
 }

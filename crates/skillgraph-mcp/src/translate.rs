@@ -20,6 +20,7 @@ use skillgraph::skill_session::{Graph, Run, RunCall, SessionConfig};
 use skillgraph::skill_tools::{HostFormat, ToolDescriptor};
 
 use crate::ServeError;
+use crate::fit::{Misfit, Misfits};
 use crate::observe::observe;
 use crate::runs::{Generation, RUN_ARGUMENT, RUN_META};
 use crate::upstream::shown;
@@ -140,10 +141,17 @@ pub(crate) fn stable_list<'t>(
     let run = Run::new(Arc::clone(graph), config);
     let mut tools = Vec::new();
     for descriptor in run.stable_tools() {
-        tools.push(
-            to_mcp_tool(&descriptor)
-                .map_err(|err| ServeError::Mismatch(err.message.to_string()))?,
-        );
+        let tool = to_mcp_tool(&descriptor).map_err(|err| {
+            let unlistable = Misfit::Unlistable {
+                tool: descriptor.name.clone(),
+                reason: err.message.to_string(),
+            };
+            ServeError::Mismatch(Misfits {
+                misfits: vec![unlistable],
+                offered: None,
+            })
+        })?;
+        tools.push(tool);
     }
     tools.extend(
         upstream
@@ -159,7 +167,7 @@ pub(crate) fn stable_list<'t>(
 /// Give each tool's input schema the optional `skillgraph_run` property;
 /// refuse a tool that has one of its own.
 fn with_run_argument(tools: &mut [Tool]) -> Result<(), ServeError> {
-    let mut clashes = String::new();
+    let mut taken = Vec::new();
     for tool in tools {
         let mut schema = (*tool.input_schema).clone();
         let properties = schema
@@ -167,11 +175,9 @@ fn with_run_argument(tools: &mut [Tool]) -> Result<(), ServeError> {
             .or_insert_with(|| Value::Object(JsonObject::new()));
         if let Value::Object(properties) = properties {
             if properties.contains_key(RUN_ARGUMENT) {
-                let _ = writeln!(
-                    clashes,
-                    "upstream tool \"{}\" has an argument named \"{RUN_ARGUMENT}\", which skillgraph serve --http uses for run handles, so it could never reach that tool; rename it in its server",
-                    tool.name
-                );
+                taken.push(Misfit::RunArgumentTaken {
+                    tool: tool.name.to_string(),
+                });
                 continue;
             }
             properties.insert(
@@ -184,10 +190,13 @@ fn with_run_argument(tools: &mut [Tool]) -> Result<(), ServeError> {
         }
         tool.input_schema = Arc::new(schema);
     }
-    if clashes.is_empty() {
+    if taken.is_empty() {
         Ok(())
     } else {
-        Err(ServeError::Mismatch(clashes.trim_end().to_owned()))
+        Err(ServeError::Mismatch(Misfits {
+            misfits: taken,
+            offered: None,
+        }))
     }
 }
 
