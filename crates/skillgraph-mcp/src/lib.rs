@@ -257,6 +257,56 @@ async fn shut_down(upstreams: Arc<Upstreams>) {
 /// [`ServeError`] when the map, the record file, the OTLP endpoint or an
 /// upstream server cannot be used, or the client's handshake fails.
 pub fn serve_stdio(config: &ServeConfig) -> Result<(), ServeError> {
+    serve_one_client(config, |gateway| async move {
+        #[cfg(unix)]
+        if let Some((read, write)) = client_pipes() {
+            return serve_lines(gateway, read, write).await;
+        }
+        serve_lines(gateway, tokio::io::stdin(), tokio::io::stdout()).await
+    })
+}
+
+/// Serve the map of `config` to the one client that writes to `input` and
+/// reads from `output`, as [`serve_stdio`] serves standard input and output
+/// (one JSON-RPC message a line), until `input` ends; on a runtime of its
+/// own. This is how a host serves a client in its own process, and how
+/// the server's behaviour is tested without starting one.
+///
+/// # Errors
+///
+/// [`ServeError`] when the map, the record file, the OTLP endpoint or an
+/// upstream server cannot be used, or the client's handshake fails.
+pub fn serve_streams<R, W>(config: &ServeConfig, input: R, output: W) -> Result<(), ServeError>
+where
+    R: tokio::io::AsyncRead + Unpin + Send + 'static,
+    W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    serve_one_client(config, |gateway| serve_lines(gateway, input, output))
+}
+
+/// Serve `gateway` to the client of the lines read from `read` and written
+/// to `write`, until it closes them.
+async fn serve_lines<R, W>(gateway: Gateway, read: R, write: W) -> Result<(), ServeError>
+where
+    R: tokio::io::AsyncRead + Unpin + Send + 'static,
+    W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let server = gateway
+        .serve(ClientLines::new(read, write))
+        .await
+        .map_err(|err| ServeError::Handshake(err.to_string()))?;
+    let _ = server.waiting().await;
+    Ok(())
+}
+
+/// Serve the map of `config` to one client, as `serve` (given the
+/// connection's gateway) speaks to it, on a runtime of its own; then stop
+/// the upstream servers.
+fn serve_one_client<F, Served>(config: &ServeConfig, serve: F) -> Result<(), ServeError>
+where
+    F: FnOnce(Gateway) -> Served,
+    Served: Future<Output = Result<(), ServeError>>,
+{
     let (loaded, guards, start) = load_checked(config)?;
     let record = config
         .record
@@ -282,24 +332,9 @@ pub fn serve_stdio(config: &ServeConfig) -> Result<(), ServeError> {
             None,
             tracing,
         )?;
-        let gateway = Gateway::new(Arc::new(hub));
-        #[cfg(unix)]
-        let served = match client_pipes() {
-            Some((read, write)) => gateway.serve(ClientLines::new(read, write)).await,
-            None => {
-                gateway
-                    .serve(ClientLines::new(tokio::io::stdin(), tokio::io::stdout()))
-                    .await
-            }
-        };
-        #[cfg(not(unix))]
-        let served = gateway
-            .serve(ClientLines::new(tokio::io::stdin(), tokio::io::stdout()))
-            .await;
-        let server = served.map_err(|err| ServeError::Handshake(err.to_string()))?;
-        let _ = server.waiting().await;
+        let served = serve(Gateway::new(Arc::new(hub))).await;
         shut_down(upstreams).await;
-        Ok(())
+        served
     });
     if let Some(exporter) = exporter {
         exporter.shut_down();
