@@ -28,6 +28,7 @@
 //! # Ok::<(), skillgraph_mcp::ServeError>(())
 //! ```
 
+mod echo;
 mod gateway;
 mod http;
 mod observe;

@@ -15,8 +15,10 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::Mutex;
 
-/// The most characters of the client's input an answer repeats.
-pub(crate) const MAX_ECHO: usize = 256;
+// Kept here under its old path for the modules that still take it from
+// stdio; `crate::echo` is its home.
+pub(crate) use crate::echo::MAX_ECHO;
+use crate::echo::cut;
 
 /// The longest line read; a longer one is answered `-32600` and skipped.
 const MAX_LINE: usize = 16 * 1024 * 1024;
@@ -133,14 +135,6 @@ fn readable_id(id: Option<Value>) -> Value {
         Some(Value::Number(number)) => Value::Number(number),
         Some(Value::String(text)) if text.chars().count() <= MAX_ECHO => Value::String(text),
         _ => Value::Null,
-    }
-}
-
-/// `text` cut to [`MAX_ECHO`] characters.
-fn cut(text: &str) -> String {
-    match text.char_indices().nth(MAX_ECHO) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text.to_owned(),
     }
 }
 
