@@ -31,6 +31,7 @@
 mod echo;
 mod gateway;
 mod http;
+mod malformed;
 mod observe;
 mod otlp;
 mod record;

@@ -1,7 +1,8 @@
 //! Bad input from a client (SPEC §9.7), sent as raw JSON-RPC lines to the
-//! server run in this process: no answer repeats more than 256 characters
-//! of what the client sent, on any path — even an upstream's error message
-//! that quotes a URI or an argument.
+//! server run in this process: every request is answered, a known method
+//! with malformed params is `-32602`, and no answer repeats more than 256
+//! characters of what the client sent, on any path — its method name, its
+//! id, and an upstream's error message that quotes a URI or an argument.
 
 mod common;
 
@@ -137,6 +138,73 @@ async fn served_with_quoter(name: &str) -> Served {
     let mut served = Served::start(ServeConfig::new(map_folder(name, &map)));
     served.initialize().await;
     served
+}
+
+/// `serve` in front of no upstream, its client past the handshake.
+async fn served_alone(name: &str) -> Served {
+    let map = one_skill_map(json!({}), &[]);
+    let mut served = Served::start(ServeConfig::new(map_folder(name, &map)));
+    served.initialize().await;
+    served
+}
+
+#[tokio::test]
+async fn a_known_method_with_malformed_params_is_invalid_params() {
+    let mut served = served_alone("malformed").await;
+    let answer = served
+        .request(1, "tools/call", json!({"name": 42, "arguments": {}}))
+        .await;
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("tools/call") && message.len() < 300,
+        "a short message naming the method: {message}"
+    );
+    let answer = served.request(2, "resources/read", json!({"uri": 7})).await;
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    let answer = served.request(3, "no/such/method", json!({})).await;
+    assert_eq!(
+        answer["error"]["code"], -32601,
+        "a method serve does not know is still -32601: {answer}"
+    );
+    let listed = served.request(4, "tools/list", json!({})).await;
+    assert!(
+        listed["result"]["tools"].is_array(),
+        "serve goes on: {listed}"
+    );
+    served.close().await;
+}
+
+#[tokio::test]
+async fn a_method_name_too_long_to_repeat_is_not_repeated() {
+    let mut served = served_alone("long-method").await;
+    let answer = served.request(1, &"m".repeat(HUGE), json!({})).await;
+    assert_eq!(
+        answer["error"]["code"],
+        -32601,
+        "{:.300}",
+        answer.to_string()
+    );
+    assert!(
+        answer.to_string().len() < SHORT,
+        "{:.300}",
+        answer.to_string()
+    );
+    served.close().await;
+}
+
+#[tokio::test]
+async fn an_id_too_long_to_repeat_is_refused_with_a_null_id() {
+    let mut served = served_alone("long-id").await;
+    served
+        .send(&json!({"jsonrpc": "2.0", "id": "i".repeat(5_000), "method": "ping"}))
+        .await;
+    let answer = served.answer(&Value::Null).await.0;
+    assert_eq!(answer["error"]["code"], -32600, "{answer}");
+    assert!(answer.to_string().len() < SHORT, "{answer}");
+    let pong = served.request(2, "ping", json!({})).await;
+    assert!(pong["result"].is_object(), "{pong}");
+    served.close().await;
 }
 
 #[tokio::test]
