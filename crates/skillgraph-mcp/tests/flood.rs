@@ -27,6 +27,7 @@ const NAME: &str = "a_flood_of_notifications_leaves_serve_under_256_mb_and_answe
 const COUNT: u64 = 200_000;
 
 /// The most memory `serve` may hold at its peak, in kB.
+#[cfg(target_os = "linux")]
 const PEAK_KB: u64 = 256 * 1024;
 
 /// The flooding upstream: an MCP server over standard input and output,
@@ -90,6 +91,7 @@ fn flooding_upstream() -> ExitCode {
 }
 
 /// The peak resident memory of this process so far, in kB.
+#[cfg(target_os = "linux")]
 fn peak_kb() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").expect("Linux says the peak");
     status
@@ -127,19 +129,23 @@ async fn a_flood_of_notifications_leaves_serve_under_256_mb_and_answering() {
         .send(&json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}))
         .await;
     let (pong, after) = served.answer(&json!(2)).await;
-    let peak = peak_kb();
-    assert!(
-        peak < PEAK_KB,
-        "serve's peak is {} MB after {COUNT} notifications",
-        peak / 1024
-    );
+    // Linux says a process's peak; elsewhere the rest is still checked.
+    #[cfg(target_os = "linux")]
+    {
+        let peak = peak_kb();
+        assert!(
+            peak < PEAK_KB,
+            "serve's peak is {} MB after {COUNT} notifications",
+            peak / 1024
+        );
+        println!("serve's peak: {} MB", peak / 1024);
+    }
     assert!(pong["result"].is_object(), "serve still answers: {pong}");
     assert_eq!(
         (before + after) as u64,
         COUNT,
         "every notification reaches the client: relayed, not dropped"
     );
-    println!("serve's peak: {} MB", peak / 1024);
     served.close().await;
 }
 
