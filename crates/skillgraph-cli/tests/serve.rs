@@ -970,7 +970,7 @@ fn bad_input_is_answered_and_never_echoed_at_length() {
     let unknown = by_id(json!(4)).expect("the huge call is answered");
     let text = unknown.to_string();
     assert!(
-        text.contains("unknown tool of 5000000 bytes"),
+        text.contains("unknown tool one of 5000000 bytes"),
         "{}",
         &text[..text.len().min(300)]
     );

@@ -13,9 +13,10 @@ use std::sync::{Arc, Mutex};
 // Log levels and resource subscriptions are deprecated by a revision after
 // 2026-07-28 (SEP-2577) and are what the handshake generation relays.
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, DiscoverResult, GetSkillRequestParams,
-    GetSkillResult, Implementation, InitializeRequestParams, InitializeResult, InputRequiredResult,
-    JsonObject, ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult,
+    DiscoverResult, ErrorCode, GetSkillRequestParams, GetSkillResult, Implementation,
+    InitializeRequestParams, InitializeResult, InputRequiredResult, JsonObject,
+    ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
     ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
 };
@@ -33,13 +34,14 @@ use skillgraph::skill_session::{DeclaredMap, Graph, Session, SessionConfig};
 
 use crate::ServeError;
 use crate::doorway;
+use crate::echo::shown;
 use crate::otlp::{RequestSpan, Target, Tracing};
 use crate::record::RecordSink;
 use crate::relay::Caller;
 use crate::runs::{Generation, RUN_ARGUMENT, RUN_META, Runs, Slot, State, lock, mint_handle};
 use crate::skill_files::SkillFiles;
 use crate::translate::{self, Admission, resumable, resumed};
-use crate::upstream::{Answer, Upstreams, shown};
+use crate::upstream::{Answer, Upstreams};
 use crate::warn;
 
 /// The record's resource.
@@ -861,6 +863,19 @@ impl ServerHandler for Gateway {
                 .unsubscribe(request, self.connection, Generation::of(&context))
                 .await,
         )
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        // A known method whose params did not fit, or a method name too long
+        // to repeat (SPEC §9.7): over HTTP they reach this handler, over
+        // stdio the transport answers them first. Any other method is not
+        // served here.
+        Err(crate::malformed::refusal(&request)
+            .unwrap_or_else(|| ErrorData::new(ErrorCode::METHOD_NOT_FOUND, request.method, None)))
     }
 
     fn accepted_subscription_filter(

@@ -9,6 +9,7 @@
 //! session is bound here, so that another principal's request for it is
 //! answered as an unknown session is.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -28,8 +29,8 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 use tokio::net::TcpListener;
 
+use crate::echo::cut;
 use crate::gateway::{Gateway, Hub, Principal};
-use crate::stdio::MAX_ECHO;
 use crate::warn;
 
 /// The path the server answers on.
@@ -428,22 +429,18 @@ fn bearer_token(value: &str) -> Option<&str> {
     scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
 }
 
-/// `text` cut to [`MAX_ECHO`] characters, saying so; `None` when
-/// it is short enough.
-fn cut(text: &str) -> Option<String> {
-    if text.chars().count() <= MAX_ECHO {
-        return None;
+/// `text` [`cut`] to [`MAX_ECHO`](crate::echo::MAX_ECHO) characters,
+/// saying so; `None` when it is short enough.
+fn shortened(text: &str) -> Option<String> {
+    match cut(text) {
+        Cow::Owned(shorter) => Some(shorter),
+        Cow::Borrowed(_) => None,
     }
-    let kept: String = text.chars().take(MAX_ECHO - 56).collect();
-    Some(format!(
-        "{kept}… (cut: the message was {} bytes long)",
-        text.len()
-    ))
 }
 
 /// A 400 answer whose message (a JSON-RPC error's, or the plain text) is
-/// cut to [`MAX_ECHO`] characters (SPEC §9.7); any other answer as
-/// it is.
+/// cut to [`MAX_ECHO`](crate::echo::MAX_ECHO) characters (SPEC §9.7); any
+/// other answer as it is.
 async fn bounded_error(response: Response<Body>) -> Response<Body> {
     if response.status() != StatusCode::BAD_REQUEST {
         return response;
@@ -455,12 +452,12 @@ async fn bounded_error(response: Response<Body>) -> Response<Body> {
         Ok(mut answer) => answer
             .pointer_mut("/error/message")
             .and_then(|message| {
-                let shorter = cut(message.as_str()?)?;
+                let shorter = shortened(message.as_str()?)?;
                 *message = serde_json::Value::String(shorter);
                 Some(())
             })
             .and_then(|()| serde_json::to_vec(&answer).ok()),
-        Err(_) => cut(&String::from_utf8_lossy(&bytes)).map(String::into_bytes),
+        Err(_) => shortened(&String::from_utf8_lossy(&bytes)).map(String::into_bytes),
     };
     let body = match shortened {
         Some(shorter) => {

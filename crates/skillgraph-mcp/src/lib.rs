@@ -29,9 +29,11 @@
 //! ```
 
 mod doorway;
+mod echo;
 mod fit;
 mod gateway;
 mod http;
+mod malformed;
 mod observe;
 mod otlp;
 mod record;

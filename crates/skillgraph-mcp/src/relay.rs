@@ -48,7 +48,7 @@ use rmcp::service::{NotificationContext, OriginatingRequestId, Peer, RequestCont
 use rmcp::{ClientHandler, ErrorData, RoleClient, RoleServer};
 
 pub(crate) use self::arrival::{Arrivals, InOrder, SETTLE_WAIT};
-use crate::upstream::shown;
+use crate::echo::shown;
 use crate::warn_raw;
 
 /// How long after its answer a call still counts as the one an upstream's

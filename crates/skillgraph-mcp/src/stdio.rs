@@ -1,22 +1,26 @@
 //! The client's side of standard input and output as an rmcp transport:
 //! one JSON-RPC message a line, with every line answered (SPEC §9.7). A
 //! line that is not JSON gets `-32700`; JSON that is no JSON-RPC message
-//! gets `-32600` with its id when the id can be read; several messages on
-//! one line are each taken. No answer repeats more than [`MAX_ECHO`]
-//! characters of the client's input.
+//! gets `-32600` with its id when the id can be read, and so does a request
+//! whose id is too long to repeat (with a `null` id); a known method whose
+//! params do not fit it gets `-32602`; several messages on one line are
+//! each taken. No answer repeats more than [`MAX_ECHO`] characters of the
+//! client's input.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use rmcp::RoleServer;
+use rmcp::model::{ClientRequest, JsonRpcMessage, RequestId};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
+use rmcp::{ErrorData, RoleServer};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::Mutex;
 
-/// The most characters of the client's input an answer repeats.
-pub(crate) const MAX_ECHO: usize = 256;
+use crate::echo::MAX_ECHO;
+use crate::echo::cut;
+use crate::malformed::refusal;
 
 /// The longest line read; a longer one is answered `-32600` and skipped.
 const MAX_LINE: usize = 16 * 1024 * 1024;
@@ -74,6 +78,46 @@ struct Parsed {
     answers: Vec<Value>,
 }
 
+impl Parsed {
+    /// Take `message`, read from line `number`, unless it is a request
+    /// this transport answers itself: one whose id is too long to repeat,
+    /// or one rmcp could not type for a known method or a method name too
+    /// long to repeat (see [`refusal`]).
+    fn take(&mut self, message: RxJsonRpcMessage<RoleServer>, number: u64) {
+        let JsonRpcMessage::Request(request) = &message else {
+            self.messages.push(message);
+            return;
+        };
+        if let RequestId::String(id) = &request.id
+            && id.chars().count() > MAX_ECHO
+        {
+            self.answers.push(error_answer(
+                Value::Null,
+                INVALID_REQUEST,
+                &format!(
+                    "line {number} is a request whose id is a string of {} bytes, too long to repeat in its answer; send an id of at most {MAX_ECHO} characters",
+                    id.len()
+                ),
+            ));
+            return;
+        }
+        let refused = match &request.request {
+            ClientRequest::CustomRequest(custom) => refusal(custom),
+            _ => None,
+        };
+        match refused {
+            Some(error) => self.answers.push(refused_answer(&request.id, error)),
+            None => self.messages.push(message),
+        }
+    }
+}
+
+/// The answer to the request `id` that `error` refuses.
+fn refused_answer(id: &RequestId, error: ErrorData) -> Value {
+    let id = serde_json::to_value(id).unwrap_or(Value::Null);
+    json!({"jsonrpc": "2.0", "id": id, "error": error})
+}
+
 /// Read one line's messages (SPEC §9.7).
 fn parse_line(line: &[u8], number: u64) -> Parsed {
     let mut parsed = Parsed::default();
@@ -83,7 +127,7 @@ fn parse_line(line: &[u8], number: u64) -> Parsed {
     }
     // The common case: one message, parsed once.
     if let Ok(message) = serde_json::from_slice(line) {
-        parsed.messages.push(message);
+        parsed.take(message, number);
         return parsed;
     }
     for value in serde_json::Deserializer::from_slice(line).into_iter::<Value>() {
@@ -113,7 +157,7 @@ fn take_value(value: Value, number: u64, parsed: &mut Parsed) {
     let id = value.get("id").cloned();
     let is_notification = value.is_object() && id.is_none() && value.get("method").is_some();
     match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value) {
-        Ok(message) => parsed.messages.push(message),
+        Ok(message) => parsed.take(message, number),
         Err(_) if is_notification => {}
         Err(err) => parsed.answers.push(error_answer(
             readable_id(id),
@@ -133,14 +177,6 @@ fn readable_id(id: Option<Value>) -> Value {
         Some(Value::Number(number)) => Value::Number(number),
         Some(Value::String(text)) if text.chars().count() <= MAX_ECHO => Value::String(text),
         _ => Value::Null,
-    }
-}
-
-/// `text` cut to [`MAX_ECHO`] characters.
-fn cut(text: &str) -> String {
-    match text.char_indices().nth(MAX_ECHO) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text.to_owned(),
     }
 }
 
@@ -290,6 +326,43 @@ mod tests {
             answers[0].to_string().len() < 1_000,
             "nothing long is echoed"
         );
+    }
+
+    #[test]
+    fn a_known_method_with_malformed_params_is_answered_invalid_params() {
+        let (messages, answers) =
+            read(r#"{"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": 42}}"#);
+        assert_eq!(messages, 0);
+        assert_eq!(
+            (
+                answers[0]["id"].clone(),
+                answers[0]["error"]["code"].clone()
+            ),
+            (json!(9), json!(-32602))
+        );
+        let (messages, answers) =
+            read(r#"{"jsonrpc": "2.0", "id": 9, "method": "vendor/thing", "params": {}}"#);
+        assert_eq!(
+            (messages, answers.len()),
+            (1, 0),
+            "an unknown method is the handler's to answer"
+        );
+    }
+
+    #[test]
+    fn a_request_whose_id_is_too_long_to_repeat_is_invalid() {
+        let long = "i".repeat(MAX_ECHO + 1);
+        let (messages, answers) = read(&format!(
+            r#"{{"jsonrpc": "2.0", "id": "{long}", "method": "ping"}}"#
+        ));
+        assert_eq!(messages, 0);
+        assert_eq!(answers[0]["id"], Value::Null);
+        assert_eq!(answers[0]["error"]["code"], -32600);
+        let (messages, _) = read(&format!(
+            r#"{{"jsonrpc": "2.0", "id": "{}", "method": "ping"}}"#,
+            &long[1..]
+        ));
+        assert_eq!(messages, 1, "an id of {MAX_ECHO} characters is taken");
     }
 
     #[test]

@@ -20,10 +20,10 @@ use skillgraph::skill_session::{Graph, Run, RunCall, SessionConfig};
 use skillgraph::skill_tools::{HostFormat, ToolDescriptor};
 
 use crate::ServeError;
+use crate::echo::shown;
 use crate::fit::{Misfit, Misfits};
 use crate::observe::observe;
 use crate::runs::{Generation, RUN_ARGUMENT, RUN_META};
-use crate::upstream::shown;
 
 /// What the call gate made of a call of an upstream tool.
 #[derive(Debug)]
@@ -257,14 +257,10 @@ pub(crate) fn spell_handle(bits: [u8; 16]) -> String {
 pub(crate) fn unknown_tool(name: &str, upstream: &[&str]) -> ErrorData {
     let mut known = vec!["read_skill", "list_skills"];
     known.extend_from_slice(upstream);
-    let shown = if name.chars().count() > crate::stdio::MAX_ECHO {
-        format!("of {} bytes", name.len())
-    } else {
-        format!("\"{}\"", name.escape_debug())
-    };
     ErrorData::invalid_params(
         format!(
-            "unknown tool {shown}; the tools here are: {}",
+            "unknown tool {}; the tools here are: {}",
+            shown(name),
             known.join(", ")
         ),
         None,

@@ -20,10 +20,13 @@ use skillgraph::McpServer;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::ChildStderr;
 
+use crate::echo::cut;
 use crate::otlp::RequestSpan;
 use crate::relay::{Caller, Relay, SETTLE_WAIT, UpstreamHandler};
 use crate::runs::Generation;
 use crate::warn_raw;
+
+use crate::echo::shown;
 
 mod passthrough;
 mod start;
@@ -223,15 +226,6 @@ pub(crate) struct Upstreams {
     prompt_owners: Mutex<std::collections::HashMap<String, usize>>,
 }
 
-/// `"text"`, or its length when it is too long to repeat.
-pub(crate) fn shown(text: &str) -> String {
-    if text.chars().count() > crate::stdio::MAX_ECHO {
-        format!("one of {} bytes", text.len())
-    } else {
-        format!("\"{}\"", text.escape_debug())
-    }
-}
-
 /// Two servers offering one tool name.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Clash {
@@ -335,7 +329,10 @@ impl Upstreams {
     ) -> Result<Answer, String> {
         let name = params.name.to_string();
         let Some((index, _)) = self.tools.get(&name) else {
-            return Err(format!("no upstream server offers a tool named \"{name}\""));
+            return Err(format!(
+                "no upstream server offers a tool named {}",
+                shown(&name)
+            ));
         };
         let upstream = &self.servers[*index];
         let generation = if caller.sessionless() {
@@ -499,7 +496,9 @@ fn failure(upstream: &Upstream, name: &str, error: ServiceError) -> Failure {
             kind: error.code.0.to_string(),
             text: format!(
                 "upstream server \"{}\" answered {name} with an error ({}): {}",
-                upstream.name, error.code.0, error.message
+                upstream.name,
+                error.code.0,
+                cut(&error.message)
             ),
         },
         ServiceError::TransportClosed => Failure::new(
@@ -513,8 +512,9 @@ fn failure(upstream: &Upstream, name: &str, error: ServiceError) -> Failure {
         error => Failure::new(
             "upstream_error",
             format!(
-                "upstream server \"{}\" could not answer {name}: {error}{}",
+                "upstream server \"{}\" could not answer {name}: {}{}",
                 upstream.name,
+                cut(&error.to_string()),
                 stderr_tail(&upstream.stderr.text())
             ),
         ),

@@ -23,7 +23,7 @@ use skillgraph::skill_explain::trace;
 use skillgraph::skill_session::{DeclaredMap, Event};
 
 use super::{Deferred, put_facts};
-use crate::stdio::MAX_ECHO;
+use crate::echo::prefix;
 
 /// The request's method (`tools/call`, `resources/read`, …).
 pub(crate) const MCP_METHOD_NAME: &str = "mcp.method.name";
@@ -135,11 +135,13 @@ impl RequestSpan {
                 version.as_str().to_owned(),
             ));
         }
-        // What the client named is kept at most MAX_ECHO characters long.
+        // What the client named is kept at most MAX_ECHO characters long:
+        // a client's strings go on spans, which wait in memory for their
+        // export.
         let target = match target {
-            Target::Tool(tool) => Target::Tool(bounded(tool)),
-            Target::Prompt(prompt) => Target::Prompt(bounded(prompt)),
-            Target::Resource(uri) => Target::Resource(bounded(uri)),
+            Target::Tool(tool) => Target::Tool(prefix(tool)),
+            Target::Prompt(prompt) => Target::Prompt(prefix(prompt)),
+            Target::Resource(uri) => Target::Resource(prefix(uri)),
             Target::None => Target::None,
         };
         let name: std::borrow::Cow<'static, str> = match target {
@@ -367,16 +369,7 @@ fn push_hex(text: &mut String, bytes: &[u8]) {
 fn request_id(id: &RequestId) -> String {
     match id {
         RequestId::Number(n) => n.to_string(),
-        RequestId::String(text) => bounded(text).to_owned(),
-    }
-}
-
-/// `text` cut to at most [`MAX_ECHO`] characters: a client's strings go on
-/// spans, which wait in memory for their export.
-fn bounded(text: &str) -> &str {
-    match text.char_indices().nth(MAX_ECHO) {
-        Some((end, _)) => &text[..end],
-        None => text,
+        RequestId::String(text) => prefix(text).to_owned(),
     }
 }
 
@@ -452,13 +445,6 @@ mod tests {
         assert!(name.starts_with("run#") && !name.contains(&handle[4..]));
         assert_eq!(name, run_name(Some(handle), String::new));
         assert_eq!(run_name(None, || "fresh".to_owned()), "fresh");
-    }
-
-    #[test]
-    fn a_client_string_is_kept_at_most_max_echo_characters() {
-        let long = "é".repeat(MAX_ECHO + 5);
-        assert_eq!(bounded(&long).chars().count(), MAX_ECHO);
-        assert_eq!(bounded("lookup_order"), "lookup_order");
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! The order an upstream's messages came in, kept across rmcp's tasks.
+//! The order an upstream's messages came in, kept across rmcp's tasks, and
+//! how many of them are handled at once.
 //!
 //! rmcp hands each notification to its handler on a task of its own and a
 //! response straight to the request that waits for it, so a log line or a
@@ -10,18 +11,27 @@
 //! transport, its handler marks the number done ([`Handling`]), and a call
 //! that has its answer waits ([`Arrivals::settled`]) until every one read
 //! before the answer is done.
+//!
+//! A task per message is memory that nothing bounds: an upstream that
+//! writes faster than its messages reach the client would have rmcp hold
+//! every one it read, each in a task of its own (SPEC §9.7: 200,000
+//! notifications must leave serve under 256 MB). So [`InOrder`] hands rmcp
+//! a message that gets a task (a request, or a notification for a handler)
+//! only while fewer than [`MAX_HANDLING`] of the link's are being handled;
+//! the next one waits until a handler ends, and the upstream, no longer
+//! read, waits too: everything is relayed, with backpressure.
 
 use std::collections::BTreeSet;
 use std::future::Future;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::RoleClient;
 use rmcp::model::{GetExtensions, GetMeta, JsonRpcMessage, ServerNotification};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
-use tokio::sync::watch;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 
 /// How long a call that has its answer waits for the notifications read
 /// before it. Handling one is passing it to the client's transport (a
@@ -29,6 +39,10 @@ use tokio::sync::watch;
 /// costs its own notification's place in the order, and at most this wait
 /// a call.
 pub(crate) const SETTLE_WAIT: Duration = Duration::from_secs(2);
+
+/// The most messages of one link that rmcp handles at once, each on a task
+/// of its own; the next waits, unread by rmcp, until one of them ends.
+pub(crate) const MAX_HANDLING: usize = 64;
 
 /// The numbered notifications of one link, and how far they are handled.
 #[derive(Debug)]
@@ -125,24 +139,73 @@ impl Drop for Handling<'_> {
     }
 }
 
+/// A handler's place among the [`MAX_HANDLING`] of its link: it rides in
+/// the extensions of the message it handles, which rmcp moves into the
+/// handler's context, and is given back when the handler ends.
+#[derive(Debug, Clone)]
+struct Place {
+    /// Held while the handler runs; given back when the last clone goes.
+    _permit: Arc<OwnedSemaphorePermit>,
+}
+
 /// A transport that numbers, as they are read, the notifications a call
 /// sends before its answer (progress and log messages) so their handlers
-/// can keep their order against the answer.
+/// can keep their order against the answer; and that hands rmcp a message
+/// it handles on a task of its own only when the link has a [`Place`] for
+/// its handler.
 pub(crate) struct InOrder<T> {
     inner: T,
-    arrivals: std::sync::Arc<Arrivals>,
+    arrivals: Arc<Arrivals>,
     /// Whether the handshake's answer has been read: rmcp drops what comes
-    /// before it, so nothing before it is numbered.
+    /// before it, so nothing before it is numbered or waits.
     started: bool,
+    /// The places of the link's handlers.
+    places: Arc<Semaphore>,
+    /// A message read that waits for a place; kept here when rmcp stops
+    /// waiting for it (it polls `receive` in a `select!`), so that the
+    /// next `receive` goes on with it.
+    waiting: Option<RxJsonRpcMessage<RoleClient>>,
 }
 
 impl<T> InOrder<T> {
-    pub(crate) fn new(inner: T, arrivals: std::sync::Arc<Arrivals>) -> Self {
+    /// `inner`, its notifications numbered in `arrivals`.
+    pub(crate) fn new(inner: T, arrivals: Arc<Arrivals>) -> Self {
         InOrder {
             inner,
             arrivals,
             started: false,
+            places: Arc::new(Semaphore::new(MAX_HANDLING)),
+            waiting: None,
         }
+    }
+}
+
+/// Whether rmcp hands `message` to a handler on a task of its own: a
+/// request, or a notification that is not for a `subscriptions/listen`
+/// stream (rmcp gives those to the stream, whose buffer is bounded).
+fn gets_a_task(message: &RxJsonRpcMessage<RoleClient>) -> bool {
+    match message {
+        JsonRpcMessage::Request(_) => true,
+        JsonRpcMessage::Notification(notification) => notification
+            .notification
+            .get_meta()
+            .subscription_id()
+            .is_none(),
+        _ => false,
+    }
+}
+
+/// Put `place` in the extensions of `message`, which rmcp moves into the
+/// context of its handler.
+fn give_place(message: &mut RxJsonRpcMessage<RoleClient>, place: Place) {
+    match message {
+        JsonRpcMessage::Request(request) => {
+            request.request.extensions_mut().insert(place);
+        }
+        JsonRpcMessage::Notification(notification) => {
+            notification.notification.extensions_mut().insert(place);
+        }
+        _ => {}
     }
 }
 
@@ -157,7 +220,45 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for InOrder<T> {
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
-        let mut message = self.inner.receive().await?;
+        let message = match self.waiting.take() {
+            Some(message) => message,
+            None => {
+                let read = self.inner.receive().await?;
+                let message = self.number(read);
+                if !(self.started && gets_a_task(&message)) {
+                    return Some(message);
+                }
+                message
+            }
+        };
+        // Kept while it waits: a cancelled wait loses nothing.
+        self.waiting = Some(message);
+        let Ok(place) = Arc::clone(&self.places).acquire_owned().await else {
+            // The places are never closed; were they, nothing would wait.
+            return self.waiting.take();
+        };
+        let mut message = self.waiting.take()?;
+        give_place(
+            &mut message,
+            Place {
+                _permit: Arc::new(place),
+            },
+        );
+        Some(message)
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.inner.close()
+    }
+}
+
+impl<T> InOrder<T> {
+    /// `message`, read from the link: a progress or log notification
+    /// numbered once the handshake is answered.
+    fn number(
+        &mut self,
+        mut message: RxJsonRpcMessage<RoleClient>,
+    ) -> RxJsonRpcMessage<RoleClient> {
         if matches!(
             message,
             JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_)
@@ -165,7 +266,7 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for InOrder<T> {
             self.started = true;
         }
         if !self.started {
-            return Some(message);
+            return message;
         }
         if let JsonRpcMessage::Notification(notification) = &mut message {
             let notification = &mut notification.notification;
@@ -181,11 +282,7 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for InOrder<T> {
                 notification.extensions_mut().insert(arrival);
             }
         }
-        Some(message)
-    }
-
-    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
-        self.inner.close()
+        message
     }
 }
 
@@ -233,6 +330,63 @@ mod tests {
         tokio::time::timeout(Duration::from_millis(1), arrivals.settled(SETTLE_WAIT))
             .await
             .expect("nothing is left to wait for");
+    }
+
+    /// A link that has `messages` to read, and then nothing more.
+    struct Canned(std::collections::VecDeque<RxJsonRpcMessage<RoleClient>>);
+
+    impl Transport<RoleClient> for Canned {
+        type Error = std::io::Error;
+
+        fn send(
+            &mut self,
+            _item: TxJsonRpcMessage<RoleClient>,
+        ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+            std::future::ready(Ok(()))
+        }
+
+        async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+            match self.0.pop_front() {
+                Some(message) => Some(message),
+                None => std::future::pending().await,
+            }
+        }
+
+        async fn close(&mut self) -> Result<(), Self::Error> {
+            Ok(())
+        }
+    }
+
+    #[tokio::test]
+    async fn at_most_max_handling_messages_are_handled_at_once() {
+        let mut messages = std::collections::VecDeque::new();
+        // The handshake's answer: what follows it is handled.
+        messages.push_back(JsonRpcMessage::response(
+            rmcp::model::ServerResult::empty(()),
+            rmcp::model::RequestId::Number(0),
+        ));
+        for _ in 0..=MAX_HANDLING {
+            messages.push_back(JsonRpcMessage::notification(
+                ServerNotification::ToolListChangedNotification(Default::default()),
+            ));
+        }
+        let mut link = InOrder::new(Canned(messages), Arc::new(Arrivals::default()));
+        assert!(link.receive().await.is_some(), "the answer");
+        let mut handled = Vec::new();
+        for _ in 0..MAX_HANDLING {
+            handled.push(link.receive().await.expect("a notification"));
+        }
+        let next = tokio::spawn(async move { link.receive().await.is_some() });
+        tokio::task::yield_now().await;
+        assert!(!next.is_finished(), "the next one waits for a place");
+        handled.pop();
+        assert!(
+            tokio::time::timeout(Duration::from_secs(10), next)
+                .await
+                .expect("a place is free")
+                .expect("the task ran"),
+            "the one that waited is handed on"
+        );
     }
 
     #[test]

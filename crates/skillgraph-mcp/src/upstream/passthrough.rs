@@ -23,6 +23,7 @@ use rmcp::model::{
 use rmcp::service::{Peer, RoleClient, ServiceError};
 
 use super::{Upstream, Upstreams};
+use crate::echo::{bounded, cut, shown};
 use crate::relay::Caller;
 use crate::runs::Generation;
 
@@ -30,14 +31,17 @@ use crate::runs::Generation;
 /// is found by the upstreams' templates, or by asking each in turn.
 const MAX_REMEMBERED: usize = 10_000;
 
-/// A failed relay as the client's MCP error, naming the upstream.
+/// A failed relay as the client's MCP error, naming the upstream: the
+/// upstream's own error with its message cut to the echo bound (it may
+/// quote the request), or what went wrong.
 fn relay_error(upstream: &Upstream, what: &str, error: ServiceError) -> ErrorData {
     match error {
-        ServiceError::McpError(error) => error,
+        ServiceError::McpError(error) => bounded(error),
         other => ErrorData::internal_error(
             format!(
-                "upstream server \"{}\" could not answer {what}: {other}",
-                upstream.name
+                "upstream server \"{}\" could not answer {what}: {}",
+                upstream.name,
+                cut(&other.to_string())
             ),
             None,
         ),
@@ -390,7 +394,7 @@ impl Upstreams {
             return Err(ErrorData::invalid_params(
                 format!(
                     "no upstream server offers a prompt named {}; prompts/list names the prompts there are",
-                    super::shown(&params.name)
+                    shown(&params.name)
                 ),
                 None,
             ));
@@ -455,7 +459,7 @@ impl Upstreams {
             return Err(ErrorData::resource_not_found(
                 format!(
                     "no upstream server offers {}; resources/list names the resources there are",
-                    super::shown(&params.uri)
+                    shown(&params.uri)
                 ),
                 None,
             ));

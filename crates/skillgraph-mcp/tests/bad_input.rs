@@ -1,0 +1,265 @@
+//! Bad input from a client (SPEC §9.7), sent as raw JSON-RPC lines to the
+//! server run in this process: every request is answered, a known method
+//! with malformed params is `-32602`, and no answer repeats more than 256
+//! characters of what the client sent, on any path — its method name, its
+//! id, and an upstream's error message that quotes a URI or an argument.
+
+mod common;
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use common::{Served, map_folder, one_skill_map};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, JsonObject, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{Value, json};
+use skillgraph_mcp::ServeConfig;
+
+/// Five million characters: far beyond anything an answer may repeat.
+const HUGE: usize = 5_000_000;
+
+/// The longest answer line a refusal of huge input may take: the refusal
+/// itself, and at most 256 characters of the input.
+const SHORT: usize = 1_000;
+
+/// An upstream whose errors quote what it was sent, as many servers'
+/// do: a tool `shout` that refuses every argument, naming it, and
+/// resources it never has, naming the URI asked for.
+#[derive(Clone)]
+struct Quoter;
+
+impl ServerHandler for Quoter {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .build(),
+        )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let schema: JsonObject = serde_json::from_value(
+            json!({"type": "object", "properties": {"text": {"type": "string"}}}),
+        )
+        .expect("a schema is an object");
+        Ok(ListToolsResult::with_all_items(vec![Tool::new(
+            "shout",
+            "Refuses whatever it is given, quoting it",
+            schema,
+        )]))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        Err(ErrorData::invalid_params(
+            format!("cannot shout {arguments}"),
+            None,
+        ))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(ListResourcesResult::with_all_items(Vec::new()))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        Err(ErrorData::resource_not_found(
+            format!("there is no resource {}", request.uri),
+            None,
+        ))
+    }
+}
+
+/// Serve [`Quoter`] over streamable HTTP on a loopback port, on a thread
+/// of its own for as long as the tests run; its URL.
+fn quoter() -> String {
+    let (tell, told) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+                .await
+                .expect("a loopback port");
+            let addr = listener.local_addr().expect("an address");
+            tell.send(format!("http://{addr}/mcp"))
+                .expect("the test waits");
+            let service = StreamableHttpService::new(
+                || Ok(Quoter),
+                Arc::new(LocalSessionManager::default()),
+                // Bodies as large as the client's, which it passes on.
+                StreamableHttpServerConfig::default().with_max_request_body_bytes(4 * HUGE),
+            );
+            while let Ok((stream, _)) = listener.accept().await {
+                let service = service.clone();
+                tokio::spawn(async move {
+                    let handler = hyper::service::service_fn(move |request| {
+                        let service = service.clone();
+                        async move { Ok::<_, Infallible>(service.handle(request).await) }
+                    });
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(hyper_util::rt::TokioIo::new(stream), handler)
+                        .await;
+                });
+            }
+        });
+    });
+    told.recv().expect("the upstream listens")
+}
+
+/// `serve` in front of a fresh [`Quoter`], its client past the handshake.
+async fn served_with_quoter(name: &str) -> Served {
+    let map = one_skill_map(json!({"quoter": {"url": quoter()}}), &["shout"]);
+    let mut served = Served::start(ServeConfig::new(map_folder(name, &map)));
+    served.initialize().await;
+    served
+}
+
+/// `serve` in front of no upstream, its client past the handshake.
+async fn served_alone(name: &str) -> Served {
+    let map = one_skill_map(json!({}), &[]);
+    let mut served = Served::start(ServeConfig::new(map_folder(name, &map)));
+    served.initialize().await;
+    served
+}
+
+#[tokio::test]
+async fn a_known_method_with_malformed_params_is_invalid_params() {
+    let mut served = served_alone("malformed").await;
+    let answer = served
+        .request(1, "tools/call", json!({"name": 42, "arguments": {}}))
+        .await;
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("tools/call") && message.len() < 300,
+        "a short message naming the method: {message}"
+    );
+    let answer = served.request(2, "resources/read", json!({"uri": 7})).await;
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    let answer = served.request(3, "no/such/method", json!({})).await;
+    assert_eq!(
+        answer["error"]["code"], -32601,
+        "a method serve does not know is still -32601: {answer}"
+    );
+    let listed = served.request(4, "tools/list", json!({})).await;
+    assert!(
+        listed["result"]["tools"].is_array(),
+        "serve goes on: {listed}"
+    );
+    served.close().await;
+}
+
+#[tokio::test]
+async fn a_method_name_too_long_to_repeat_is_not_repeated() {
+    let mut served = served_alone("long-method").await;
+    let answer = served.request(1, &"m".repeat(HUGE), json!({})).await;
+    assert_eq!(
+        answer["error"]["code"],
+        -32601,
+        "{:.300}",
+        answer.to_string()
+    );
+    assert!(
+        answer.to_string().len() < SHORT,
+        "{:.300}",
+        answer.to_string()
+    );
+    served.close().await;
+}
+
+#[tokio::test]
+async fn an_id_too_long_to_repeat_is_refused_with_a_null_id() {
+    let mut served = served_alone("long-id").await;
+    served
+        .send(&json!({"jsonrpc": "2.0", "id": "i".repeat(5_000), "method": "ping"}))
+        .await;
+    let answer = served.answer(&Value::Null).await.0;
+    assert_eq!(answer["error"]["code"], -32600, "{answer}");
+    assert!(answer.to_string().len() < SHORT, "{answer}");
+    let pong = served.request(2, "ping", json!({})).await;
+    assert!(pong["result"].is_object(), "{pong}");
+    served.close().await;
+}
+
+#[tokio::test]
+async fn an_upstream_error_quoting_a_huge_uri_is_cut() {
+    let mut served = served_with_quoter("huge-uri").await;
+    let uri = format!("quote://{}", "u".repeat(HUGE));
+    let answer = served
+        .request(1, "resources/read", json!({"uri": uri}))
+        .await;
+    assert_eq!(
+        answer["error"]["code"],
+        -32002,
+        "{:.300}",
+        answer.to_string()
+    );
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("there is no resource quote://uuu"),
+        "the upstream's own words, cut: {message:.300}"
+    );
+    assert!(
+        answer.to_string().len() < SHORT,
+        "{:.300}",
+        answer.to_string()
+    );
+    served.close().await;
+}
+
+#[tokio::test]
+async fn an_upstream_tool_error_quoting_a_huge_argument_is_cut() {
+    let mut served = served_with_quoter("huge-argument").await;
+    let answer = served
+        .request(
+            1,
+            "tools/call",
+            json!({"name": "shout", "arguments": {"text": "a".repeat(HUGE)}}),
+        )
+        .await;
+    assert_eq!(
+        answer["result"]["isError"],
+        true,
+        "{:.300}",
+        answer.to_string()
+    );
+    let text = answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        text.starts_with("upstream server \"quoter\" answered shout with an error"),
+        "the failure names the upstream: {text:.300}"
+    );
+    assert!(
+        answer.to_string().len() < SHORT,
+        "{:.300}",
+        answer.to_string()
+    );
+    served.close().await;
+}
