@@ -260,35 +260,10 @@ impl Front {
                 "Not Found: this MCP server answers on /mcp",
             );
         }
-        let mut principal = None;
-        if let Some(tokens) = &self.tokens {
-            let presented = request
-                .headers()
-                .get(header::AUTHORIZATION)
-                .and_then(|value| value.to_str().ok())
-                .and_then(bearer_token);
-            let Some(found) = presented.and_then(|token| tokens.principal(token)) else {
-                let mut response = plain(
-                    StatusCode::UNAUTHORIZED,
-                    "Unauthorized: send `Authorization: Bearer TOKEN` with a token this server knows",
-                );
-                let challenge = if presented.is_some() {
-                    "Bearer realm=\"skillgraph\", error=\"invalid_token\""
-                } else {
-                    "Bearer realm=\"skillgraph\""
-                };
-                response.headers_mut().insert(
-                    header::WWW_AUTHENTICATE,
-                    HeaderValue::from_static(challenge),
-                );
-                return response;
-            };
-            let found = found.to_owned();
-            // The token stays here: nothing after this layer sees it.
-            request.headers_mut().remove(header::AUTHORIZATION);
-            request.extensions_mut().insert(Principal(found.clone()));
-            principal = Some(found);
-        }
+        let principal = match self.authenticate(&mut request) {
+            Ok(principal) => principal,
+            Err(refused) => return *refused,
+        };
         let session = request
             .headers()
             .get(SESSION_HEADER)
@@ -342,6 +317,43 @@ impl Front {
             }),
             None => response,
         }
+    }
+
+    /// The principal `request`'s bearer token names (`None` without
+    /// `--auth-tokens`), the token taken out of the request so that nothing
+    /// after this layer sees it; `Err`: the 401 to answer.
+    fn authenticate(
+        &self,
+        request: &mut Request<Incoming>,
+    ) -> Result<Option<String>, Box<Response<Body>>> {
+        let Some(tokens) = &self.tokens else {
+            return Ok(None);
+        };
+        let presented = request
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|value| value.to_str().ok())
+            .and_then(bearer_token);
+        let Some(found) = presented.and_then(|token| tokens.principal(token)) else {
+            let mut response = plain(
+                StatusCode::UNAUTHORIZED,
+                "Unauthorized: send `Authorization: Bearer TOKEN` with a token this server knows",
+            );
+            let challenge = if presented.is_some() {
+                "Bearer realm=\"skillgraph\", error=\"invalid_token\""
+            } else {
+                "Bearer realm=\"skillgraph\""
+            };
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static(challenge),
+            );
+            return Err(Box::new(response));
+        };
+        let found = found.to_owned();
+        request.headers_mut().remove(header::AUTHORIZATION);
+        request.extensions_mut().insert(Principal(found.clone()));
+        Ok(Some(found))
     }
 
     /// A request naming `session`, when this layer holds it for
