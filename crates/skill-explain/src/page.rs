@@ -486,10 +486,16 @@ fn timeline(explanation: &Explanation, rows: &[Row<'_>], out: &mut String) {
             .iter()
             .filter(|call| call.iteration == row.iteration)
             .collect();
+        let open_calls: Vec<_> = explanation
+            .open_calls
+            .iter()
+            .filter(|call| call.iteration == row.iteration)
+            .collect();
         let eventful = link.is_some_and(|link| link.by != MoveBy::Stay || !link.closed.is_empty())
             || row.reads.iter().any(|read| read.refusal.is_some())
             || row.results.iter().any(|result| result.error.is_some())
-            || !refused_calls.is_empty();
+            || !refused_calls.is_empty()
+            || !open_calls.is_empty();
         let open = if unfold && eventful { " open" } else { "" };
         let turn = if row.turn.is_some() { " turn" } else { "" };
         let _ = writeln!(
@@ -537,6 +543,14 @@ fn timeline(explanation: &Explanation, rows: &[Row<'_>], out: &mut String) {
         }
         for result in &row.results {
             result_line(result, out);
+        }
+        for call in open_calls {
+            let _ = writeln!(
+                out,
+                "<p class=\"failed\">Call {} of <code>{}</code> was accepted and forwarded; the record holds no result for it (still running, or the writer stopped mid-call).</p>",
+                call.call,
+                esc(&shown_text(&call.tool_name))
+            );
         }
         if let Some(offer) = row.offer {
             let words = offer.view.view(|id| descriptions.get(id).copied()).render();
