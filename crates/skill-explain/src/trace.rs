@@ -24,6 +24,9 @@ pub const POSTURE: &str = "skillgraph.posture";
 pub const CALL_POLICY: &str = "skillgraph.call_policy";
 /// The iteration, from 1.
 pub const ITERATION: &str = "skillgraph.iteration";
+/// The run's number for the call the events judged (SPEC §8.4), which the
+/// record's `call` and `result` events carry.
+pub const CALL: &str = "skillgraph.call";
 /// The skill the cursor was on when the iteration began.
 pub const CURSOR_BEFORE: &str = "skillgraph.cursor.before";
 /// The skill the cursor is on when the iteration ended.
@@ -174,10 +177,14 @@ pub struct Facts {
 /// ```
 pub fn facts<'a>(events: impl IntoIterator<Item = &'a Event>, map: &DeclaredMap) -> Facts {
     let mut facts = Facts::default();
+    let mut number = None;
     for event in events {
         match event {
             Event::Read(read) => facts.events.extend(refused_read(read)),
-            Event::Call(call) => facts.events.extend(refused_call(call)),
+            Event::Call(call) => {
+                number = call.call.or(number);
+                facts.events.extend(refused_call(call));
+            }
             Event::Move(moved) => {
                 facts.attributes = moved_attributes(moved, map);
                 if let Some(guard) = &moved.guard {
@@ -189,6 +196,9 @@ pub fn facts<'a>(events: impl IntoIterator<Item = &'a Event>, map: &DeclaredMap)
             }
             _ => {}
         }
+    }
+    if let Some(number) = number.and_then(|number| i64::try_from(number).ok()) {
+        facts.attributes.push((CALL, Value::Int(number)));
     }
     facts
 }
