@@ -33,11 +33,11 @@ use skillgraph::skill_session::{DeclaredMap, Graph, Session, SessionConfig};
 
 use crate::ServeError;
 use crate::doorway;
-use crate::otlp::{RequestSpan, Target, Tracing};
 use crate::record::RecordSink;
 use crate::relay::Caller;
 use crate::runs::{Generation, RUN_ARGUMENT, RUN_META, Runs, Slot, State, lock, mint_handle};
 use crate::skill_files::SkillFiles;
+use crate::spans::{RequestSpan, Target, Tracing};
 use crate::translate::{self, Admission, resumable, resumed};
 use crate::upstream::{Answer, Upstreams, shown};
 use crate::warn;

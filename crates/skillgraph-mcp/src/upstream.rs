@@ -20,9 +20,9 @@ use skillgraph::McpServer;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::ChildStderr;
 
-use crate::otlp::RequestSpan;
 use crate::relay::{Caller, Relay, SETTLE_WAIT, UpstreamHandler};
 use crate::runs::Generation;
+use crate::spans::RequestSpan;
 use crate::warn_raw;
 
 mod passthrough;

@@ -109,9 +109,9 @@ pub(super) fn play(
     catalog_budget: usize,
     otlp: Option<&str>,
 ) -> Result<ExitCode, Failure> {
-    let exporter = skillgraph_mcp::Exporter::new(otlp)
+    let exporter = skillgraph_otlp::Exporter::new(otlp)
         .map_err(|err| Failure::unusable(err.code(), err.to_string()))?;
-    let mut trace = exporter.as_ref().map(skillgraph_mcp::Exporter::play);
+    let mut trace = exporter.as_ref().map(skillgraph_otlp::Exporter::play);
     let loaded = load(path)?;
     // Each route guard is compiled once, for the check-up and the session.
     let guards = compile_guards(&loaded.map, path)?;
