@@ -35,7 +35,8 @@
 //!   and that CHANGELOG.md has a section for the version; runs `cargo
 //!   package` for every publishable crate in dependency order (skill-core,
 //!   skill-guard, skill-checkup, skill-tools, skill-session, skill-md,
-//!   skill-explain, skillgraph, skillgraph-mcp, skillgraph-cli) and lists
+//!   skill-explain, skillgraph, skillgraph-otlp, skillgraph-mcp,
+//!   skillgraph-cli) and lists
 //!   what it would publish. A dry run unless
 //!   `--execute`, which publishes them in that order.
 //! - `cargo xtask bump X.Y.Z` — set the version everywhere it is written.

@@ -8,7 +8,7 @@ use anyhow::{Context, Result, bail};
 use serde_json::Value;
 
 /// The publishable crates, in the order they must be published.
-pub const PUBLISH_ORDER: [&str; 10] = [
+pub const PUBLISH_ORDER: [&str; 11] = [
     "skill-core",
     "skill-guard",
     "skill-checkup",
@@ -17,6 +17,7 @@ pub const PUBLISH_ORDER: [&str; 10] = [
     "skill-md",
     "skill-explain",
     "skillgraph",
+    "skillgraph-otlp",
     "skillgraph-mcp",
     "skillgraph-cli",
 ];

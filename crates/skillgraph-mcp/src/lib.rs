@@ -35,11 +35,11 @@ mod gateway;
 mod http;
 mod malformed;
 mod observe;
-mod otlp;
 mod record;
 mod relay;
 mod runs;
 mod skill_files;
+mod spans;
 mod stdio;
 mod translate;
 mod upstream;
@@ -59,13 +59,15 @@ use rmcp::ServiceExt;
 use skillgraph::skill_session::{CallPolicy, Graph, GraphError, Posture, SessionConfig};
 use skillgraph::skill_tools::DEFAULT_CATALOG_BUDGET;
 use skillgraph::{LoadError, PrepareError, Prepared, RecordFileError, RecordWriter, prepare};
+use skillgraph_otlp::Exporter;
+pub use skillgraph_otlp::OtlpError;
 #[cfg(unix)]
 use tokio::net::unix::pipe;
 
 pub use fit::{Misfit, Misfits};
 use gateway::{Gateway, Hub};
 pub use http::{HttpConfig, TokensError};
-pub use otlp::{Exporter, OtlpError, PlayTrace};
+use spans::Tracing;
 use stdio::ClientLines;
 pub use upstream::StartError;
 use upstream::Upstreams;
@@ -89,7 +91,7 @@ pub struct ServeConfig {
     pub catalog_budget: usize,
     /// The OTLP/HTTP receiver each request's span goes to (SPEC §11,
     /// `--otlp`); `None`: the one `OTEL_EXPORTER_OTLP_ENDPOINT` names, if
-    /// any (see [`Exporter::new`]).
+    /// any (see [`skillgraph_otlp::Exporter::new`]).
     pub otlp: Option<String>,
 }
 
@@ -281,7 +283,9 @@ pub fn serve_stdio(config: &ServeConfig) -> Result<(), ServeError> {
     let prepared = load_checked(config)?;
     // Made and shut down off the runtime: its HTTP client blocks.
     let exporter = Exporter::new(config.otlp.as_deref())?;
-    let tracing = exporter.as_ref().map(|exporter| exporter.serving(true));
+    let tracing = exporter
+        .as_ref()
+        .map(|exporter| Tracing::new(exporter, true));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -343,7 +347,7 @@ where
 async fn serve_lines<R, W>(
     config: &ServeConfig,
     prepared: Prepared,
-    tracing: Option<otlp::Tracing>,
+    tracing: Option<Tracing>,
     input: R,
     output: W,
 ) -> Result<(), ServeError>
@@ -402,7 +406,9 @@ pub fn serve_http(config: &ServeConfig, http: &HttpConfig) -> Result<(), ServeEr
         })?;
     }
     let exporter = Exporter::new(config.otlp.as_deref())?;
-    let tracing = exporter.as_ref().map(|exporter| exporter.serving(false));
+    let tracing = exporter
+        .as_ref()
+        .map(|exporter| Tracing::new(exporter, false));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

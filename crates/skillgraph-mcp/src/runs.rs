@@ -16,8 +16,8 @@ use rmcp::ErrorData;
 use skillgraph::RecordWriter;
 use skillgraph::skill_session::{Graph, Run, SessionConfig};
 
-use crate::otlp::run_name;
 use crate::record::RecordSink;
+use crate::spans::run_name;
 use crate::translate::spell_handle;
 use crate::warn;
 

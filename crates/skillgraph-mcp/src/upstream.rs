@@ -21,9 +21,9 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::ChildStderr;
 
 use crate::echo::cut;
-use crate::otlp::RequestSpan;
 use crate::relay::{Caller, Relay, SETTLE_WAIT, UpstreamHandler};
 use crate::runs::Generation;
+use crate::spans::RequestSpan;
 use crate::warn_raw;
 
 use crate::echo::shown;

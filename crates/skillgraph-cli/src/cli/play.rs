@@ -109,9 +109,9 @@ pub(super) fn play(
     catalog_budget: usize,
     otlp: Option<&str>,
 ) -> Result<ExitCode, Failure> {
-    let exporter = skillgraph_mcp::Exporter::new(otlp)
+    let exporter = skillgraph_otlp::Exporter::new(otlp)
         .map_err(|err| Failure::unusable(err.code(), err.to_string()))?;
-    let mut trace = exporter.as_ref().map(skillgraph_mcp::Exporter::play);
+    let mut trace = exporter.as_ref().map(skillgraph_otlp::Exporter::play);
     // The one preparation `serve` makes too: load, check-up, compile.
     let prepared = prepare(path).map_err(|err| prepare_failure(err, path))?;
     let errors = prepared.checkup_errors();

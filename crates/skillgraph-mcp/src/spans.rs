@@ -6,7 +6,10 @@
 //! `params._meta` carries W3C trace context (`traceparent`, `tracestate`)
 //! continues the client's trace; a forwarded call carries serve's own
 //! context in its `_meta`, so an upstream that traces joins the trace.
-//! With export off every span here is nothing, and costs nothing.
+//! With export off every span here is nothing, and costs nothing. The
+//! spans are made with the tracer of `skillgraph-otlp`'s exporter, which
+//! sends them, and a call's run facts wait there to be made on the export
+//! thread.
 
 use std::sync::Arc;
 
@@ -21,8 +24,8 @@ use rmcp::service::RequestContext;
 use sha2::{Digest, Sha256};
 use skillgraph::skill_explain::trace;
 use skillgraph::skill_session::{DeclaredMap, Event};
+use skillgraph_otlp::{Deferred, Exporter};
 
-use super::{Deferred, put_facts};
 use crate::echo::prefix;
 
 /// The request's method (`tools/call`, `resources/read`, …).
@@ -68,13 +71,13 @@ struct Shared {
 }
 
 impl Tracing {
-    /// Spans made by `tracer` for a server reached over stdio (`pipe`)
-    /// or HTTP (`tcp`), their facts made at export by way of `deferred`.
-    pub(crate) fn new(tracer: SdkTracer, deferred: Arc<Deferred>, over_stdio: bool) -> Self {
+    /// Spans sent by `exporter`, for a server reached over stdio (`pipe`)
+    /// or HTTP (`tcp`).
+    pub(crate) fn new(exporter: &Exporter, over_stdio: bool) -> Self {
         Tracing {
             inner: Arc::new(Shared {
-                tracer,
-                deferred,
+                tracer: exporter.tracer().clone(),
+                deferred: exporter.deferred(),
                 transport: if over_stdio { "pipe" } else { "tcp" },
             }),
         }
@@ -180,7 +183,7 @@ impl RequestSpan {
     /// Put the run's facts on the span: `run`'s name, and what `events`
     /// (the events this request added to the run's record) say, by
     /// [`trace::facts`] — made on the export thread when the span is sent,
-    /// off the answering path (here only when too many spans wait).
+    /// off the answering path ([`Deferred::put`]).
     pub(crate) fn facts(&self, run: &str, events: &[Arc<Event>], map: &Arc<DeclaredMap>) {
         let Some((context, tracing)) = &self.span else {
             return;
@@ -192,10 +195,7 @@ impl RequestSpan {
             return;
         }
         span.set_attribute(KeyValue::new(trace::RUN, run.to_owned()));
-        let id = span.span_context().span_id();
-        if !tracing.inner.deferred.defer(id, events, map) {
-            put_facts(&span, trace::facts(events.iter().map(|e| &**e), map));
-        }
+        tracing.inner.deferred.put(&span, events, map);
     }
 
     /// Mark the span failed: `error.type` is `kind`, the status `message`.
