@@ -900,7 +900,11 @@ impl ServerHandler for Gateway {
         let record = Resource::new(RECORD_URI, "record")
             .with_description("This session's record: one JSON event a line (skillgraph record v1)")
             .with_mime_type("application/jsonl");
-        let mut resources = vec![record];
+        // Over HTTP a sessionless request has no run of its own to read the
+        // record of: each run's is skillgraph://record/RUN (SPEC §9.7).
+        let own_record =
+            self.hub.runs.is_none() || Generation::of(&context) == Generation::Handshake;
+        let mut resources: Vec<Resource> = own_record.then_some(record).into_iter().collect();
         resources.extend(
             self.hub
                 .upstreams
