@@ -40,6 +40,7 @@ use crate::otlp::{RequestSpan, Target, Tracing};
 use crate::record::RecordSink;
 use crate::relay::Caller;
 use crate::runs::{Generation, RUN_ARGUMENT, RUN_META, Runs, Slot, State, lock, mint_handle};
+use crate::sealed::Purpose;
 use crate::skill_files::SkillFiles;
 use crate::stdio::MAX_ECHO;
 use crate::upstream::{Answer, Upstreams, shown};
@@ -294,15 +295,16 @@ impl Gateway {
                 .collect();
             return Err(unknown_tool(&name, &upstream));
         }
-        // Over HTTP a retry after `input_required` names its run in the
-        // state serve gave, and the upstream gets its own state back.
+        // A retry after `input_required` brings back the state serve
+        // sealed (SPEC §9.7): over HTTP its run, and the upstream's own.
         let handles = self.hub.runs.is_some() && generation == Generation::Sessionless;
-        if handles && let Some((run, state)) = request.request_state.as_deref().and_then(resumed) {
+        let sealer = self.hub.upstreams.sealer();
+        let resumed = sealer.reopen(Purpose::Tool(&name), &mut request.request_state)?;
+        if handles && let Some(run) = resumed {
             let arguments = request.arguments.get_or_insert_with(Default::default);
             arguments
                 .entry(RUN_ARGUMENT)
-                .or_insert_with(|| Value::String(run.clone()));
-            request.request_state = state;
+                .or_insert_with(|| Value::String(run));
         }
         let given = request
             .arguments
@@ -354,10 +356,8 @@ impl Gateway {
                             // The client fulfils the requests and retries:
                             // this attempt moved nothing (SPEC §9.5).
                             end_input_required(&slot, name, generation)?;
-                            if let Some(run) = run_handle {
-                                asked.request_state =
-                                    Some(resumable(&run, asked.request_state.as_deref()));
-                            }
+                            let run = run_handle.as_deref();
+                            sealer.hold(Purpose::Tool(name), run, &mut asked.request_state);
                             if let Some(handle) = handle {
                                 asked
                                     .meta
@@ -711,30 +711,6 @@ fn fail(
     content.extend(routed.body.map(ContentBlock::text));
     state.flush();
     Ok((CallToolResult::error(content), routed.changed))
-}
-
-/// The first characters of a request state serve gave with an
-/// `input_required` answer over HTTP.
-const STATE_PREFIX: &str = "skillgraph:";
-
-/// The request state for the client to send back with its retry: the
-/// run's handle, then the upstream's own state, if any.
-fn resumable(run: &str, upstream: Option<&str>) -> String {
-    match upstream {
-        Some(state) => format!("{STATE_PREFIX}{run}:{state}"),
-        None => format!("{STATE_PREFIX}{run}"),
-    }
-}
-
-/// The run and the upstream's own state in a request state
-/// [`resumable`] made; `None` for any other state.
-fn resumed(state: &str) -> Option<(String, Option<String>)> {
-    let rest = state.strip_prefix(STATE_PREFIX)?;
-    let (run, upstream) = match rest.split_once(':') {
-        Some((run, upstream)) => (run, Some(upstream.to_owned())),
-        None => (rest, None),
-    };
-    run.starts_with("run_").then(|| (run.to_owned(), upstream))
 }
 
 /// End a call whose upstream asked the client for input (MCP's
@@ -1110,18 +1086,6 @@ impl ServerHandler for Gateway {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_request_state_carries_the_run_and_gives_the_upstream_its_own_back() {
-        let run = "run_0123456789abcdef0123456789abcdef";
-        assert_eq!(
-            resumed(&resumable(run, Some("opaque:with:colons"))),
-            Some((run.to_owned(), Some("opaque:with:colons".to_owned())))
-        );
-        assert_eq!(resumed(&resumable(run, None)), Some((run.to_owned(), None)));
-        assert_eq!(resumed("the upstream's own"), None);
-        assert_eq!(resumed("skillgraph:not-a-run:x"), None);
-    }
 
     #[test]
     fn a_bad_read_argument_is_never_echoed_at_length() {

@@ -35,6 +35,7 @@ mod otlp;
 mod record;
 mod relay;
 mod runs;
+mod sealed;
 mod skill_files;
 mod stdio;
 mod upstream;
@@ -89,6 +90,10 @@ pub struct ServeConfig {
     /// `--otlp`); `None`: the one `OTEL_EXPORTER_OTLP_ENDPOINT` names, if
     /// any (see [`Exporter::new`]).
     pub otlp: Option<String>,
+    /// The file whose bytes seal the state handed to clients to return
+    /// (SPEC §9.7, `--state-key`), shared by replicas; `None`: a key made
+    /// at start-up.
+    pub state_key: Option<PathBuf>,
 }
 
 impl ServeConfig {
@@ -105,6 +110,7 @@ impl ServeConfig {
             upstream_timeout: Duration::from_secs(60),
             catalog_budget: DEFAULT_CATALOG_BUDGET,
             otlp: None,
+            state_key: None,
         }
     }
 }
@@ -141,6 +147,9 @@ pub enum ServeError {
     /// The OTLP endpoint cannot be used.
     #[error(transparent)]
     Otlp(#[from] OtlpError),
+    /// The key that seals the state handed to clients cannot be had.
+    #[error("cannot make the state key: {0}; with --state-key, give a file of at least 32 bytes")]
+    StateKey(String),
     /// The address of `--http` cannot be listened on.
     #[error(
         "cannot listen on {addr}: {source}; choose another address or port with --http (port 0: any free port)"
@@ -167,6 +176,7 @@ impl ServeError {
             ServeError::Tokens(_) => "auth-tokens",
             ServeError::Otlp(err) => err.code(),
             ServeError::Listen { .. } => "http-listen",
+            ServeError::StateKey(_) => "state-key",
         }
     }
 
@@ -210,11 +220,17 @@ async fn prepare(
     over_stdio: bool,
 ) -> Result<Prepared, ServeError> {
     let dir = folder_of(&config.path);
+    let sealer = match &config.state_key {
+        Some(path) => sealed::Sealer::read(path),
+        None => sealed::Sealer::random(),
+    }
+    .map_err(|err| ServeError::StateKey(err.to_string()))?;
     let (upstreams, clashes) = Upstreams::start(
         &dir,
         &loaded.mcp_servers,
         config.upstream_timeout,
         over_stdio,
+        sealer,
     )
     .await?;
     let mut map = loaded.map;

@@ -23,6 +23,7 @@ use tokio::process::ChildStderr;
 use crate::otlp::RequestSpan;
 use crate::relay::{Caller, Relay, SETTLE_WAIT, UpstreamHandler};
 use crate::runs::Generation;
+use crate::sealed::Sealer;
 use crate::warn_raw;
 
 mod passthrough;
@@ -221,6 +222,8 @@ pub(crate) struct Upstreams {
     uri_owners: Mutex<std::collections::HashMap<String, usize>>,
     /// Prompt name → the server that lists it.
     prompt_owners: Mutex<std::collections::HashMap<String, usize>>,
+    /// What seals the request state handed to clients (SPEC §9.7).
+    sealer: Sealer,
 }
 
 /// `"text"`, or its length when it is too long to repeat.
@@ -244,12 +247,14 @@ pub(crate) struct Clash {
 impl Upstreams {
     /// Start every server of `servers` in `dir`, waiting at most `timeout`
     /// for each to answer its handshake and list its tools; `solo` when
-    /// `serve` has one client only (over stdio).
+    /// `serve` has one client only (over stdio). The state handed to
+    /// clients is sealed by `sealer`.
     pub(crate) async fn start(
         dir: &Path,
         servers: &BTreeMap<String, McpServer>,
         timeout: Duration,
         solo: bool,
+        sealer: Sealer,
     ) -> Result<(Self, Vec<Clash>), StartError> {
         let mut started = Upstreams {
             servers: Vec::with_capacity(servers.len()),
@@ -258,6 +263,7 @@ impl Upstreams {
             relay: Relay::new(solo),
             uri_owners: Mutex::default(),
             prompt_owners: Mutex::default(),
+            sealer,
         };
         let mut clashes = Vec::new();
         for (name, decl) in servers {
@@ -294,6 +300,11 @@ impl Upstreams {
     /// The clients, as the servers reach them.
     pub(crate) fn relay(&self) -> &Relay {
         &self.relay
+    }
+
+    /// What seals the request state handed to clients (SPEC §9.7).
+    pub(crate) fn sealer(&self) -> &Sealer {
+        &self.sealer
     }
 
     /// The name of the server that offers `tool`.
