@@ -367,6 +367,12 @@ impl Gateway {
                             }
                             return Ok(CallToolResponse::InputRequired(asked));
                         }
+                        Some(Ok(Answer::Refused(error))) => {
+                            // A failure of the call, answered as the
+                            // protocol error it is (SPEC §9.7).
+                            fail(&slot, name, &error.message, generation)?;
+                            return Err(error);
+                        }
                         Some(Err(failure)) => fail(&slot, name, &failure, generation)?,
                         None => {
                             // The client cancelled: the upstream call was

@@ -28,6 +28,7 @@
 //! # Ok::<(), skillgraph_mcp::ServeError>(())
 //! ```
 
+mod capability;
 mod gateway;
 mod http;
 mod observe;

@@ -10,16 +10,19 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use rmcp::ErrorData;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotification,
     CancelledNotificationParam, ClientCapabilities, ClientRequest, DEFAULT_MRTR_MAX_ROUNDS,
-    InputRequiredResult, ProgressToken, RequestId, RequestMetaObject, ServerResult, Tool,
+    ErrorCode, InputRequiredResult, ProgressToken, RequestId, RequestMetaObject, ServerResult,
+    Tool,
 };
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient, RunningService, ServiceError};
 use skillgraph::McpServer;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::ChildStderr;
 
+use crate::capability;
 use crate::otlp::RequestSpan;
 use crate::relay::{Caller, Relay, SETTLE_WAIT, UpstreamHandler};
 use crate::runs::Generation;
@@ -328,7 +331,11 @@ impl Upstreams {
     /// caller's `capabilities`; when it asks for input first
     /// (`input_required`), a client of the handshake generation is asked
     /// for each input and the call retried with its answers, and a
-    /// sessionless client gets the request to fulfil and retry itself.
+    /// sessionless client gets the request to fulfil and retry itself. A
+    /// sessionless client is refused (`Answer::Refused`, `-32021`) when the
+    /// upstream needs a capability it did not declare: it said so itself,
+    /// it asked for that input, or it sent that request during the call
+    /// (SPEC §9.7).
     ///
     /// # Errors
     ///
@@ -345,6 +352,7 @@ impl Upstreams {
         span: &RequestSpan,
     ) -> Result<Answer, String> {
         let name = params.name.to_string();
+        let caller = caller.declaring(capabilities.clone());
         let Some((index, _)) = self.tools.get(&name) else {
             return Err(format!("no upstream server offers a tool named \"{name}\""));
         };
@@ -356,6 +364,7 @@ impl Upstreams {
         };
         let link = upstream.link(generation).await;
         let peer = link.peer();
+        let declared = capabilities.clone();
         let mut meta = forwarded_meta(params.meta.take(), capabilities, link.sessionless());
         // The call's own span; its trace context goes upstream in `_meta`.
         let forward = span.forward(&upstream.name, &name);
@@ -418,6 +427,14 @@ impl Upstreams {
                         params.request_state = asked.request_state;
                     }
                     Ok(ServerResult::InputRequiredResult(asked)) => {
+                        let missing =
+                            capability::undeclared(asked.input_requests.as_ref(), declared.as_ref());
+                        if !missing.is_empty() {
+                            return Ok(Answer::Refused(capability::refusal_of(
+                                &upstream.name,
+                                &missing,
+                            )));
+                        }
                         return Ok(Answer::InputRequired(asked));
                     }
                     Ok(_) => {
@@ -428,6 +445,11 @@ impl Upstreams {
                                 upstream.name
                             ),
                         ));
+                    }
+                    Err(ServiceError::McpError(error))
+                        if error.code == ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY =>
+                    {
+                        return Ok(Answer::Refused(capability::relayed(&upstream.name, &error)));
                     }
                     Err(error) => return Err(failure(upstream, &name, error)),
                 }
@@ -441,9 +463,21 @@ impl Upstreams {
             ))
         }
         .await;
+        // An upstream that asked this sessionless client, during the call,
+        // for what it did not declare needed it (SPEC §9.7).
+        let missing = caller.missing();
+        let answer = if missing.is_empty() {
+            answer
+        } else {
+            Ok(Answer::Refused(capability::refusal_of(
+                &upstream.name,
+                &missing,
+            )))
+        };
         match &answer {
             Ok(Answer::Result(result)) => forward.tool_answered(result),
             Ok(Answer::InputRequired(_)) => {}
+            Ok(Answer::Refused(error)) => forward.failed(&error.code.0.to_string(), &error.message),
             Err(failure) => forward.failed(&failure.kind, &failure.text),
         }
         answer.map_err(|failure| failure.text)
@@ -485,6 +519,9 @@ pub(crate) enum Answer {
     /// The upstream asks a sessionless client for input first: the client
     /// fulfils the requests and retries the call with its answers.
     InputRequired(InputRequiredResult),
+    /// The call needs what the client did not declare: answered with this
+    /// protocol error (`-32021`, SPEC §9.7) rather than a result.
+    Refused(ErrorData),
 }
 
 /// Why a forwarded call failed: what kind of failure (the span's
