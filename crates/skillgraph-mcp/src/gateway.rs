@@ -985,12 +985,12 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         let span = self.span("prompts/get", Target::Prompt(&request.name), &context);
+        let declared = context.meta.client_capabilities();
         span.answered(
             self.hub
                 .upstreams
-                .get_prompt(request, Generation::of(&context))
-                .await
-                .map(Into::into),
+                .get_prompt(request, Generation::of(&context), declared)
+                .await,
         )
     }
 

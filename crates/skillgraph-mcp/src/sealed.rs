@@ -3,9 +3,9 @@
 //! (over HTTP) and the upstream's own state, under an HMAC-SHA-256 tag made
 //! with a key of this server (made at start-up, or read from
 //! `--state-key FILE` so that replicas share it). The tag covers what the
-//! state is for (the method and the tool), so a state
-//! altered, made by another server, or brought to another request is
-//! refused with `-32602`, never acted on.
+//! state is for (the method and the tool or prompt), so a state altered,
+//! made by another server, or brought to another request is refused with
+//! `-32602`, never acted on.
 //!
 //! A sealed state is `sg1.PAYLOAD.TAG`, both parts base64url without
 //! padding; the payload is the JSON of [`Held`].
@@ -47,6 +47,8 @@ pub(crate) struct Held {
 pub(crate) enum Purpose<'a> {
     /// A `tools/call` of this tool.
     Tool(&'a str),
+    /// A `prompts/get` of this prompt.
+    Prompt(&'a str),
 }
 
 impl Purpose<'_> {
@@ -55,6 +57,7 @@ impl Purpose<'_> {
     fn bytes(self) -> Vec<u8> {
         let (method, name) = match self {
             Purpose::Tool(name) => ("tools/call", name),
+            Purpose::Prompt(name) => ("prompts/get", name),
         };
         let mut bytes = Vec::with_capacity(method.len() + name.len() + 2);
         bytes.extend_from_slice(method.as_bytes());
@@ -214,6 +217,7 @@ mod tests {
         let sealed = sealer.seal(Purpose::Tool("confirm"), &held);
         assert_eq!(sealer.open(Purpose::Tool("confirm"), &sealed), Some(held));
         assert_eq!(sealer.open(Purpose::Tool("other"), &sealed), None);
+        assert_eq!(sealer.open(Purpose::Prompt("confirm"), &sealed), None);
         assert_eq!(sealer.open(Purpose::Tool("confirm"), "opaque"), None);
     }
 
@@ -247,9 +251,9 @@ mod tests {
     fn nothing_to_hold_is_no_state() {
         let sealer = sealer();
         let mut state = None;
-        sealer.hold(Purpose::Tool("p"), None, &mut state);
+        sealer.hold(Purpose::Prompt("p"), None, &mut state);
         assert_eq!(state, None);
-        assert_eq!(sealer.reopen(Purpose::Tool("p"), &mut state), Ok(None));
+        assert_eq!(sealer.reopen(Purpose::Prompt("p"), &mut state), Ok(None));
     }
 
     #[test]
@@ -266,8 +270,8 @@ mod tests {
         std::fs::write(&long, format!("{}\n", "k".repeat(KEY_BYTES))).expect("written");
         let one = Sealer::read(&long).expect("a key");
         let two = Sealer::read(&long).expect("a key");
-        let sealed = one.seal(Purpose::Tool("p"), &Held::default());
-        assert!(two.open(Purpose::Tool("p"), &sealed).is_some());
+        let sealed = one.seal(Purpose::Prompt("p"), &Held::default());
+        assert!(two.open(Purpose::Prompt("p"), &sealed).is_some());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
