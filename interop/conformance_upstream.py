@@ -4,10 +4,13 @@ Written on the Python SDK's low-level `Server` (mcp 2.3.0), so every answer has
 exactly the shape the scenarios of `@modelcontextprotocol/conformance` check:
 the `test_*` tools (text, image, audio, embedded resource, mixed content,
 logging, progress, error, sampling, elicitation, SEP-1034 defaults, SEP-1330
-enums, the JSON Schema 2020-12 tool, `test_reconnection`), the `test://`
-resources and template, resource subscriptions, the `test_*` prompts,
-completion and `logging/setLevel`. Run it over stdio (the default), e.g. as an
-upstream of `skillgraph serve`:
+enums, the JSON Schema 2020-12 tool, `test_reconnection`, and the 2026-07-28
+diagnostic tools: `test_missing_capability`, `test_logging_tool`,
+`test_streaming_elicitation` and the `input_required` ones of SEP-2322), the
+`test://` resources and template, resource subscriptions, the `test_*` prompts
+(`test_input_required_result_prompt` among them), completion and
+`logging/setLevel`. Run it over stdio (the default), e.g. as an upstream of
+`skillgraph serve`:
 
     python interop/conformance_upstream.py
 
@@ -23,9 +26,12 @@ from __future__ import annotations
 
 import argparse
 import base64
+import hashlib
+import hmac
 import io
 import itertools
 import json
+import secrets
 import socket
 import sys
 import warnings
@@ -41,6 +47,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.server.streamable_http import EventCallback, EventId, EventMessage, EventStore, StreamId
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
+from mcp_types import CLIENT_CAPABILITIES_META_KEY
 from mcp_types.jsonrpc import INVALID_PARAMS, JSONRPCMessage
 
 # Logging, sampling and client-to-server requests are deprecated in the
@@ -49,6 +56,9 @@ warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
 
 Context = ServerRequestContext[Any, Any]
 ToolHandler = Callable[[Context, dict[str, Any]], Awaitable[types.CallToolResult]]
+Asked = types.CallToolResult | types.InputRequiredResult
+AskingHandler = Callable[[Context, types.CallToolRequestParams], Asked]
+MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
 
 # A 1x1 red PNG and a tenth of a second of 8 kHz silence as 16-bit mono WAV.
 PNG_PIXEL = (
@@ -169,6 +179,18 @@ async def tool_with_logging(ctx: Context, arguments: dict[str, Any]) -> types.Ca
     await anyio.sleep(0.05)
     await STATE.log(ctx, "info", "Tool execution completed")
     return answer(text("Logged three messages while running."))
+
+
+@tool("test_logging_tool", "Logs one line, which reaches only a client that asked for log messages.")
+async def logging_tool(ctx: Context, arguments: dict[str, Any]) -> types.CallToolResult:
+    await STATE.log(ctx, "info", "Diagnostic trace logging activated")
+    return answer(text("Logging evaluated"))
+
+
+@tool("test_streaming_elicitation", "Reports progress on its response stream, then answers.")
+async def streaming_elicitation(ctx: Context, arguments: dict[str, Any]) -> types.CallToolResult:
+    await ctx.session.report_progress(50, 100, "half way")
+    return answer(text("Streaming complete"))
 
 
 @tool("test_error_handling", "Always fails, answering with an error result.")
@@ -372,12 +394,210 @@ TEMPLATE = types.ResourceTemplate(
 TEMPLATE_PREFIX, TEMPLATE_SUFFIX = "test://template/", "/data"
 
 
+# The 2026-07-28 scenarios' diagnostic tools (SEP-2322 `input_required`,
+# SEP-2575 capabilities): each answers from its request's inputResponses,
+# requestState and declared capabilities, as the suite's reference server does.
+ASKING: dict[str, tuple[types.Tool, AskingHandler]] = {}
+STATE_KEY = secrets.token_bytes(32)
+
+
+def asking(name: str, description: str) -> Callable[[AskingHandler], AskingHandler]:
+    """Register the decorated function as the tool `name`, given the whole request."""
+
+    def register(handler: AskingHandler) -> AskingHandler:
+        ASKING[name] = (types.Tool(name=name, description=description, input_schema=NO_ARGUMENTS), handler)
+        return handler
+
+    return register
+
+
+def declared(ctx: Context, capability: str) -> bool:
+    """Whether the client declared `capability`: with this request (2026-07-28), else at initialization."""
+    per_request = (ctx.meta or {}).get(CLIENT_CAPABILITIES_META_KEY)
+    if isinstance(per_request, dict):
+        return per_request.get(capability) is not None
+    return client_can(ctx, types.ClientCapabilities.model_validate({capability: {}}))
+
+
+def answers(params: types.CallToolRequestParams | types.GetPromptRequestParams) -> dict[str, dict[str, Any]]:
+    """The client's input responses as plain JSON objects, by key."""
+    given = params.input_responses or {}
+    return {
+        key: value.model_dump(by_alias=True, exclude_none=True) if hasattr(value, "model_dump") else dict(value)
+        for key, value in given.items()
+    }
+
+
+def elicit_request(message: str, field: str, kind: str = "string") -> dict[str, Any]:
+    """An elicitation input request for one required field."""
+    schema = {"type": "object", "properties": {field: {"type": kind}}, "required": [field]}
+    return {"method": "elicitation/create", "params": {"message": message, "requestedSchema": schema}}
+
+
+def sampling_request(text_: str, max_tokens: int) -> dict[str, Any]:
+    """A sampling input request for one user message."""
+    messages = [{"role": "user", "content": {"type": "text", "text": text_}}]
+    return {"method": "sampling/createMessage", "params": {"messages": messages, "maxTokens": max_tokens}}
+
+
+ROOTS_REQUEST = {"method": "roots/list", "params": {}}
+
+
+def ask(requests: dict[str, Any], state: str | None = None) -> types.InputRequiredResult:
+    """An `input_required` answer asking for `requests`, with `state` to be given back."""
+    body: dict[str, Any] = {"inputRequests": requests}
+    if state is not None:
+        body["requestState"] = state
+    return types.InputRequiredResult.model_validate(body)
+
+
+def plain_state(kind: str, **fields: Any) -> str:
+    """A request state as readable JSON, a fresh nonce in it."""
+    return json.dumps({"kind": kind, "nonce": secrets.token_hex(8), **fields})
+
+
+def signed_state(kind: str) -> str:
+    """A request state signed with this server's key."""
+    data = json.dumps({"kind": kind, "nonce": secrets.token_hex(8)})
+    tag = hmac.new(STATE_KEY, data.encode(), hashlib.sha256).hexdigest()
+    return json.dumps({"data": data, "hmac": tag})
+
+
+def verified_state(state: str) -> dict[str, Any] | None:
+    """What a signed state holds, or None when it was not signed here."""
+    try:
+        signed = json.loads(state)
+        data, tag = signed["data"], signed["hmac"]
+        expected = hmac.new(STATE_KEY, data.encode(), hashlib.sha256).hexdigest()
+        return json.loads(data) if hmac.compare_digest(tag, expected) else None
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def read_state(state: str | None) -> dict[str, Any]:
+    """A readable request state, or nothing."""
+    try:
+        read = json.loads(state or "{}")
+    except ValueError:
+        return {}
+    return read if isinstance(read, dict) else {}
+
+
+def field(answer: dict[str, Any] | None, name: str) -> Any:
+    """A field of an elicitation answer's content."""
+    return ((answer or {}).get("content") or {}).get(name)
+
+
+@asking("test_missing_capability", "Needs sampling: refused (-32021) for a client that did not declare it.")
+def missing_capability(ctx: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
+    if not declared(ctx, "sampling"):
+        raise MCPError(
+            MISSING_REQUIRED_CLIENT_CAPABILITY,
+            "MissingRequiredClientCapabilityError",
+            data={"requiredCapabilities": {"sampling": {}}},
+        )
+    return answer(text("Success"))
+
+
+@asking("test_input_required_result_elicitation", "MRTR: asks for the user's name by elicitation.")
+def ask_elicitation(ctx: Context, params: types.CallToolRequestParams) -> Asked:
+    given = answers(params).get("user_name")
+    if given:
+        return answer(text(f"Hello, {field(given, 'name')}!"))
+    return ask({"user_name": elicit_request("What is your name?", "name")})
+
+
+@asking("test_input_required_result_sampling", "MRTR: asks for a sample.")
+def ask_sampling(ctx: Context, params: types.CallToolRequestParams) -> Asked:
+    given = answers(params).get("sample_request")
+    if given:
+        return answer(text(f"Sampling result: {(given.get('content') or {}).get('text', 'no response')}"))
+    return ask({"sample_request": sampling_request("What is the capital of France?", 100)})
+
+
+@asking("test_input_required_result_list_roots", "MRTR: asks for the client's roots.")
+def ask_roots(ctx: Context, params: types.CallToolRequestParams) -> Asked:
+    given = answers(params).get("roots_request")
+    if given:
+        return answer(text(f"Found {len(given.get('roots') or [])} root(s)"))
+    return ask({"roots_request": ROOTS_REQUEST})
+
+
+@asking("test_input_required_result_request_state", "MRTR: asks for a confirmation, with a request state.")
+def ask_with_state(ctx: Context, params: types.CallToolRequestParams) -> Asked:
+    given = answers(params).get("confirm")
+    if read_state(params.request_state).get("kind") == "request-state" and field(given, "ok") is True:
+        return answer(text("state-ok: requestState validated"))
+    return ask({"confirm": elicit_request("Please confirm", "ok", "boolean")}, plain_state("request-state"))
+
+
+@asking("test_input_required_result_multiple_inputs", "MRTR: asks for a name, a sample and the roots at once.")
+def ask_several(ctx: Context, params: types.CallToolRequestParams) -> Asked:
+    given = answers(params)
+    if read_state(params.request_state).get("kind") == "multiple-inputs" and all(
+        key in given for key in ("user_name", "greeting", "client_roots")
+    ):
+        greeting = (given["greeting"].get("content") or {}).get("text", "Hello there!")
+        roots = len(given["client_roots"].get("roots") or [])
+        return answer(text(f"Name: {field(given['user_name'], 'name')}; Greeting: {greeting}; Roots: {roots}"))
+    requests = {
+        "user_name": elicit_request("What is your name?", "name"),
+        "greeting": sampling_request("Generate a greeting", 50),
+        "client_roots": ROOTS_REQUEST,
+    }
+    return ask(requests, plain_state("multiple-inputs"))
+
+
+@asking("test_input_required_result_multi_round", "MRTR: asks twice, a name then a colour.")
+def ask_twice(ctx: Context, params: types.CallToolRequestParams) -> Asked:
+    state, given = read_state(params.request_state), answers(params)
+    if state.get("round") == 1 and "step1" in given:
+        name = field(given["step1"], "name")
+        return ask(
+            {"step2": elicit_request("Step 2: What is your favorite color?", "color")},
+            plain_state("multi-round", round=2, name=name),
+        )
+    if state.get("round") == 2 and "step2" in given:
+        return answer(text(f"Multi-round complete for {state.get('name')} who likes {field(given['step2'], 'color')}"))
+    return ask({"step1": elicit_request("Step 1: What is your name?", "name")}, plain_state("multi-round", round=1))
+
+
+@asking("test_input_required_result_tampered_state", "MRTR: a signed request state, refused when altered.")
+def ask_signed(ctx: Context, params: types.CallToolRequestParams) -> Asked:
+    if params.request_state is not None:
+        verified = verified_state(params.request_state)
+        if verified is None:
+            raise MCPError(INVALID_PARAMS, "requestState integrity check failed")
+        if verified.get("kind") == "tamper-test" and "confirm" in answers(params):
+            return answer(text("integrity-ok: state verified"))
+    return ask({"confirm": elicit_request("Please confirm", "ok", "boolean")}, signed_state("tamper-test"))
+
+
+@asking("test_input_required_result_capabilities", "MRTR: asks only for what the client declared.")
+def ask_declared(ctx: Context, params: types.CallToolRequestParams) -> Asked:
+    given = answers(params)
+    if given:
+        return answer(text(f"capabilities-ok: received {','.join(given)}"))
+    requests: dict[str, Any] = {}
+    if declared(ctx, "elicitation"):
+        requests["elicit_input"] = elicit_request("Elicitation input", "value")
+    if declared(ctx, "sampling"):
+        requests["sample_input"] = sampling_request("Sample request", 50)
+    if not requests:
+        return answer(text("No supported capabilities declared"))
+    return ask(requests, signed_state("capabilities-test"))
+
+
 async def list_tools(ctx: Context, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-    return types.ListToolsResult(tools=[listed for listed, _ in TOOLS.values()])
+    tools = [listed for listed, _ in TOOLS.values()] + [listed for listed, _ in ASKING.values()]
+    return types.ListToolsResult(tools=tools)
 
 
-async def call_tool(ctx: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
+async def call_tool(ctx: Context, params: types.CallToolRequestParams) -> Asked:
     """Run the named tool, or fail with invalid params for an unknown name."""
+    if params.name in ASKING:
+        _, asking_handler = ASKING[params.name]
+        return asking_handler(ctx, params)
     if params.name not in TOOLS:
         raise MCPError(INVALID_PARAMS, f"Unknown tool: {params.name}")
     _, handler = TOOLS[params.name]
@@ -436,6 +656,7 @@ PROMPTS = [
         arguments=[argument("resourceUri", "The URI to give the embedded resource")],
     ),
     types.Prompt(name="test_prompt_with_image", description="A prompt carrying a one-pixel PNG image."),
+    types.Prompt(name="test_input_required_result_prompt", description="MRTR: a prompt that asks for its context."),
 ]
 ARG1_SUGGESTIONS = ["test", "testing", "tested", "paris", "park", "party"]
 
@@ -449,9 +670,16 @@ async def list_prompts(ctx: Context, params: types.PaginatedRequestParams | None
     return types.ListPromptsResult(prompts=PROMPTS)
 
 
-async def get_prompt(ctx: Context, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+async def get_prompt(
+    ctx: Context, params: types.GetPromptRequestParams
+) -> types.GetPromptResult | types.InputRequiredResult:
     arguments = params.arguments or {}
     match params.name:
+        case "test_input_required_result_prompt":
+            given = answers(params).get("user_context")
+            if not given:
+                return ask({"user_context": elicit_request("What context should the prompt use?", "context")})
+            messages = [user(text(f"Prompt with context: {field(given, 'context')}"))]
         case "test_simple_prompt":
             messages = [user(text("This is a simple prompt for testing."))]
         case "test_prompt_with_arguments":

@@ -48,12 +48,13 @@ const TIME_SERVER_VERSION: &str = "2026.10.19";
 /// (`interop/otlp_receiver.py`) decodes what `skillgraph` exports with.
 const OTLP_PROTO_VERSION: &str = "1.45.2";
 /// The npm packages installed under `target/interop/npm`: the reference
-/// server with every feature, the conformance suite, the Node.js the suite
-/// needs (22 or later), and the driver of the browser the run's page is
-/// checked in.
+/// server with every feature, the conformance suite (the 0.2 pre-release,
+/// the first with the 2026-07-28 revision's scenarios: 0.1.16 has 30 of the
+/// handshake generation's only), the Node.js the suite needs (22 or later),
+/// and the driver of the browser the run's page is checked in.
 const NPM_PACKAGES: [&str; 4] = [
     "@modelcontextprotocol/server-everything@2026.8.31",
-    "@modelcontextprotocol/conformance@0.1.16",
+    "@modelcontextprotocol/conformance@0.2.0-alpha.12",
     "node@22.23.3",
     "playwright-core@1.64.1",
 ];

@@ -2,11 +2,16 @@
 //! (`@modelcontextprotocol/conformance`, run on the Node.js it needs, both
 //! under `target/interop/npm`) against `interop/conformance_upstream.py`
 //! alone, then against `skillgraph serve --http` in front of it (the
-//! upstream over stdio, every tool carried by the entry skill). `serve` must
-//! fail no scenario the upstream passes alone (SPEC §9.5: faithful for
-//! everything it does not govern).
+//! upstream over stdio, every tool carried by the entry skill), twice each:
+//! the suite's active scenarios, then the scenarios the 2026-07-28 revision
+//! requires (`--requirements 2026-07-28`, run at that revision's wire).
+//! Through `serve` every scenario of the one and every scored scenario of
+//! the other must pass outright (SPEC §9.5, §9.7); the upstream alone is run
+//! for comparison, and the scenarios the suite does not score (extensions,
+//! pending ones) are named, not required. The suite's command takes a URL
+//! only, so `serve` over stdio is not run by it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -17,8 +22,45 @@ use serde_json::json;
 /// Each scenario's verdict: whether it passed (no check failed).
 type Verdicts = BTreeMap<String, bool>;
 
+/// The suite's runs: what each is, and its arguments beside `--url`.
+const RUNS: [(&str, &[&str]); 2] = [
+    ("the active scenarios", &[]),
+    (
+        "the 2026-07-28 requirements",
+        &["--requirements", "2026-07-28"],
+    ),
+];
+
+/// What one run of the suite said.
+struct Outcome {
+    /// Each scenario's verdict.
+    verdicts: Verdicts,
+    /// The scenarios run but not scored (extensions, pending ones).
+    unscored: BTreeSet<String>,
+}
+
+impl Outcome {
+    /// The scored scenarios that passed, and how many were scored.
+    fn passed(&self) -> (usize, usize) {
+        let scored = self.scored();
+        (
+            scored.iter().filter(|(_, passed)| *passed).count(),
+            scored.len(),
+        )
+    }
+
+    /// The scored scenarios' verdicts.
+    fn scored(&self) -> Vec<(&String, bool)> {
+        self.verdicts
+            .iter()
+            .filter(|(name, _)| !self.unscored.contains(*name))
+            .map(|(name, passed)| (name, *passed))
+            .collect()
+    }
+}
+
 /// Run the suite against the upstream alone and through `serve`; fail when
-/// `serve` fails a scenario the upstream passes.
+/// a scored scenario fails through `serve`.
 pub fn against_serve(
     root: &Path,
     bin: &Path,
@@ -28,7 +70,7 @@ pub fn against_serve(
 ) -> Result<()> {
     let upstream = crate::interop::text(&root.join("interop").join("conformance_upstream.py"))?;
     let (alone, url) = listening(Command::new(python).args([&upstream, "--http", "127.0.0.1:0"]))?;
-    let by_itself = suite(root, bin, &url);
+    let by_itself = runs(root, bin, &url);
     stop(alone);
     let by_itself = by_itself?;
 
@@ -56,29 +98,49 @@ pub fn against_serve(
         "--http",
         "127.0.0.1:0",
     ]))?;
-    let through = suite(root, bin, &url);
+    let through = runs(root, bin, &url);
     stop(serve);
     let through = through?;
 
-    let passed = |verdicts: &Verdicts| verdicts.values().filter(|passed| **passed).count();
-    println!(
-        "xtask: conformance scenarios: the upstream alone passes {} of {}, through serve {} of {}",
-        passed(&by_itself),
-        by_itself.len(),
-        passed(&through),
-        through.len()
-    );
-    let lost: Vec<&String> = by_itself
-        .iter()
-        .filter(|(name, passed)| **passed && through.get(*name) != Some(&true))
-        .map(|(name, _)| name)
-        .collect();
-    if !lost.is_empty() {
+    let mut failed = Vec::new();
+    for (((what, _), alone), served) in RUNS.iter().zip(&by_itself).zip(&through) {
+        let (alone_passed, alone_scored) = alone.passed();
+        let (passed, scored) = served.passed();
+        println!(
+            "xtask: conformance, {what}: through serve {passed} of {scored} scored scenarios pass (the upstream alone: {alone_passed} of {alone_scored})"
+        );
+        if !served.unscored.is_empty() {
+            println!(
+                "xtask: conformance, {what}: not scored by the suite: {}",
+                served
+                    .unscored
+                    .iter()
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        failed.extend(
+            served
+                .scored()
+                .into_iter()
+                .filter(|(_, passed)| !passed)
+                .map(|(name, _)| format!("{name} ({what})")),
+        );
+    }
+    if !failed.is_empty() {
         bail!(
-            "serve fails conformance scenarios its upstream passes alone: {lost:?}; run `conformance server --url URL --scenario NAME --verbose` against `serve --http` to see why"
+            "serve fails conformance scenarios: {failed:?}; run `conformance server --url URL --scenario NAME --verbose` against `serve --http` to see why"
         );
     }
     Ok(())
+}
+
+/// Each of [`RUNS`] against `url`, in order.
+fn runs(root: &Path, bin: &Path, url: &str) -> Result<Vec<Outcome>> {
+    RUNS.iter()
+        .map(|(_, args)| suite(root, bin, url, args))
+        .collect()
 }
 
 /// Two upstreams offering one prompt name and one resource URI (the
@@ -133,15 +195,16 @@ pub fn clashes_refused(root: &Path, python: &str, skillgraph: &str, folder: &Pat
     Ok(())
 }
 
-/// `conformance server --url URL` on the suite's own Node.js; each
-/// scenario's verdict from its summary.
-fn suite(root: &Path, bin: &Path, url: &str) -> Result<Verdicts> {
+/// `conformance server --url URL ARGS` on the suite's own Node.js; each
+/// scenario's verdict, and those not scored, from its summary.
+fn suite(root: &Path, bin: &Path, url: &str, args: &[&str]) -> Result<Outcome> {
     let path = std::env::var_os("PATH").unwrap_or_default();
     let mut paths = vec![bin.to_path_buf()];
     paths.extend(std::env::split_paths(&path));
-    println!("$ conformance server --url {url}");
+    println!("$ conformance server --url {url} {}", args.join(" "));
     let output = Command::new(bin.join("conformance"))
         .args(["server", "--url", url])
+        .args(args)
         .env("PATH", std::env::join_paths(paths)?)
         .current_dir(root.join("target"))
         .output()
@@ -155,10 +218,16 @@ fn suite(root: &Path, bin: &Path, url: &str) -> Result<Verdicts> {
             String::from_utf8_lossy(&output.stderr).trim()
         );
     }
+    let unscored = unscored(&text);
     for (name, passed) in &verdicts {
-        println!("{} {name}", if *passed { "ok  " } else { "FAIL" });
+        let note = if unscored.contains(name) {
+            " (not scored)"
+        } else {
+            ""
+        };
+        println!("{} {name}{note}", if *passed { "ok  " } else { "FAIL" });
     }
-    Ok(verdicts)
+    Ok(Outcome { verdicts, unscored })
 }
 
 /// The verdicts of the summary lines `✓ NAME: N passed, M failed` (and `✗`).
@@ -181,6 +250,33 @@ fn summary(text: &str) -> Verdicts {
         }
     }
     verdicts
+}
+
+/// The scenarios of the summary's `Not scored for …` block (lines
+/// `✗ NAME (extension)`), which the suite runs and reports but does not
+/// count.
+fn unscored(text: &str) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    let mut inside = false;
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with("Not scored for") {
+            inside = true;
+            continue;
+        }
+        if !inside {
+            continue;
+        }
+        let Some(rest) = line.strip_prefix("✓ ").or_else(|| line.strip_prefix("✗ ")) else {
+            // The block ends at the first line that names no scenario.
+            inside = false;
+            continue;
+        };
+        if let Some((name, _kind)) = rest.split_once(" (") {
+            names.insert(name.to_owned());
+        }
+    }
+    names
 }
 
 /// Start a server that says `listening on URL` on standard error; it and
@@ -229,5 +325,22 @@ mod tests {
         assert!(verdicts["ping"]);
         assert!(!verdicts["tools-call-with-logging"]);
         assert!(!verdicts["dns-rebinding-protection"]);
+    }
+
+    #[test]
+    fn the_scenarios_not_scored_are_told_apart() {
+        let text = "=== SUMMARY ===\n✓ caching: 8 passed, 0 failed\n✗ tasks-lifecycle: 1 passed, 8 failed\nTotal: 9 passed, 8 failed\nNot scored for 2026-07-28: 2 scenario(s) run, 1 failing. These do not affect conformance.\n  ✗ tasks-lifecycle (extension)\n  ✓ http-header-validation (pending)\n";
+        let outcome = Outcome {
+            verdicts: summary(text),
+            unscored: unscored(text),
+        };
+        assert_eq!(
+            outcome.unscored,
+            BTreeSet::from([
+                "tasks-lifecycle".to_owned(),
+                "http-header-validation".to_owned()
+            ])
+        );
+        assert_eq!(outcome.passed(), (1, 1));
     }
 }

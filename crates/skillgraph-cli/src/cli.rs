@@ -180,6 +180,9 @@ enum Command {
         /// Export a span per MCP request, with the run's facts, to this OTLP/HTTP receiver (base URL; default: OTEL_EXPORTER_OTLP_ENDPOINT).
         #[arg(long, value_name = "URL")]
         otlp: Option<String>,
+        /// Seal the state handed to clients to return (an input_required retry's requestState) with the bytes of this file (at least 32), shared by replicas; default: a key made at start-up.
+        #[arg(long, value_name = "FILE")]
+        state_key: Option<PathBuf>,
         #[command(flatten)]
         http: HttpArgs,
     },
@@ -381,10 +384,12 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
             upstream_timeout,
             catalog_budget,
             otlp,
+            state_key,
             http,
         } => {
             let mut config = ServeConfig::new(path);
             config.otlp = otlp;
+            config.state_key = state_key;
             config.record = record;
             config.posture = posture.into();
             config.tools = call_policy(all_tools, strict_tools);

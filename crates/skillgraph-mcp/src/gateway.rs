@@ -38,9 +38,10 @@ use crate::echo::shown;
 use crate::record::RecordSink;
 use crate::relay::Caller;
 use crate::runs::{Generation, RUN_ARGUMENT, RUN_META, Runs, Slot, State, lock, mint_handle};
+use crate::sealed::{Purpose, Sealer};
 use crate::skill_files::SkillFiles;
 use crate::spans::{RequestSpan, Target, Tracing};
-use crate::translate::{self, Admission, resumable, resumed};
+use crate::translate::{self, Admission};
 use crate::upstream::{Answer, Upstreams};
 use crate::warn;
 
@@ -176,13 +177,20 @@ struct Forwarded<'s> {
 }
 
 impl Forwarded<'_> {
-    /// The upstream's request for input as the client gets it: over HTTP
-    /// its request state names the run, and a new run's handle rides in its
-    /// `_meta`.
-    fn asking(self, mut asked: InputRequiredResult) -> InputRequiredResult {
-        if let Some(run) = self.run_handle {
-            asked.request_state = Some(resumable(&run, asked.request_state.as_deref()));
-        }
+    /// The upstream's request for input to the call of `tool` as the
+    /// client gets it: its request state sealed by `sealer` (over HTTP with
+    /// the run in it), and a new run's handle in its `_meta`.
+    fn asking(
+        self,
+        sealer: &Sealer,
+        tool: &str,
+        mut asked: InputRequiredResult,
+    ) -> InputRequiredResult {
+        sealer.hold(
+            Purpose::Tool(tool),
+            self.run_handle.as_deref(),
+            &mut asked.request_state,
+        );
         if let Some(handle) = self.handle {
             asked
                 .meta
@@ -236,7 +244,7 @@ impl Gateway {
                 .collect();
             return Err(translate::unknown_tool(&name, &upstream));
         }
-        let given = self.resume(&mut request, generation);
+        let given = self.resume(&mut request, generation)?;
         let (slot, handle) = match self.run_of_call(generation, &context, &mut request.arguments)? {
             Ok(found) => found,
             Err(answer) => return Ok(CallToolResponse::Complete(answer)),
@@ -289,28 +297,33 @@ impl Gateway {
         Ok(CallToolResponse::Complete(answer))
     }
 
-    /// Over HTTP, a retry after `input_required` names its run in the state
-    /// serve gave: the run goes back into the arguments, and the upstream
-    /// gets its own state back. The handle the call names, if any.
+    /// A retry after `input_required` brings back the state serve sealed
+    /// (SPEC §9.7): the upstream gets its own state back and, over HTTP, the
+    /// run goes back into the arguments. The handle the call names, if any.
+    ///
+    /// # Errors
+    ///
+    /// `-32602` for a state this server did not seal for this tool.
     fn resume(
         &self,
         request: &mut CallToolRequestParams,
         generation: Generation,
-    ) -> Option<String> {
+    ) -> Result<Option<String>, ErrorData> {
         let handles = self.hub.runs.is_some() && generation == Generation::Sessionless;
-        if handles && let Some((run, state)) = request.request_state.as_deref().and_then(resumed) {
+        let sealer = self.hub.upstreams.sealer();
+        let resumed = sealer.reopen(Purpose::Tool(&request.name), &mut request.request_state)?;
+        if handles && let Some(run) = resumed {
             let arguments = request.arguments.get_or_insert_with(Default::default);
             arguments
                 .entry(RUN_ARGUMENT)
-                .or_insert_with(|| Value::String(run.clone()));
-            request.request_state = state;
+                .or_insert_with(|| Value::String(run));
         }
-        request
+        Ok(request
             .arguments
             .as_ref()
             .and_then(|arguments| arguments.get(RUN_ARGUMENT))
             .and_then(Value::as_str)
-            .map(str::to_owned)
+            .map(str::to_owned))
     }
 
     /// Forward an accepted call upstream (it is in the record already) and
@@ -358,7 +371,16 @@ impl Gateway {
                 // The client fulfils the requests and retries: this
                 // attempt moved nothing (SPEC §9.5).
                 doorway::step(slot, generation, |run| run.input_required(call, &name))?;
-                Ok(Err(forwarded.asking(asked)))
+                let sealer = self.hub.upstreams.sealer();
+                Ok(Err(forwarded.asking(sealer, &name, asked)))
+            }
+            Some(Ok(Answer::Refused(error))) => {
+                // A failure of the call, answered as the protocol error it
+                // is (SPEC §9.7: -32021 for an undeclared capability).
+                doorway::step(slot, generation, |run| {
+                    translate::fail(run, call, &name, &error.message)
+                })?;
+                Err(error)
             }
             Some(Err(failure)) => Ok(Ok(doorway::step(slot, generation, |run| {
                 translate::fail(run, call, &name, &failure)
@@ -677,7 +699,11 @@ impl ServerHandler for Gateway {
         let record = Resource::new(RECORD_URI, "record")
             .with_description("This session's record: one JSON event a line (skillgraph record v1)")
             .with_mime_type("application/jsonl");
-        let mut resources = vec![record];
+        // Over HTTP a sessionless request has no run of its own to read the
+        // record of: each run's is skillgraph://record/RUN (SPEC §9.7).
+        let own_record =
+            self.hub.runs.is_none() || Generation::of(&context) == Generation::Handshake;
+        let mut resources: Vec<Resource> = own_record.then_some(record).into_iter().collect();
         resources.extend(
             self.hub
                 .upstreams
@@ -776,12 +802,12 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         let span = self.span("prompts/get", Target::Prompt(&request.name), &context);
+        let declared = context.meta.client_capabilities();
         span.answered(
             self.hub
                 .upstreams
-                .get_prompt(request, Generation::of(&context))
-                .await
-                .map(Into::into),
+                .get_prompt(request, Generation::of(&context), declared)
+                .await,
         )
     }
 

@@ -28,6 +28,7 @@
 //! # Ok::<(), skillgraph_mcp::ServeError>(())
 //! ```
 
+mod capability;
 mod doorway;
 mod echo;
 mod fit;
@@ -38,6 +39,7 @@ mod observe;
 mod record;
 mod relay;
 mod runs;
+mod sealed;
 mod skill_files;
 mod spans;
 mod stdio;
@@ -93,6 +95,10 @@ pub struct ServeConfig {
     /// `--otlp`); `None`: the one `OTEL_EXPORTER_OTLP_ENDPOINT` names, if
     /// any (see [`skillgraph_otlp::Exporter::new`]).
     pub otlp: Option<String>,
+    /// The file whose bytes seal the state handed to clients to return
+    /// (SPEC §9.7, `--state-key`), shared by replicas; `None`: a key made
+    /// at start-up.
+    pub state_key: Option<PathBuf>,
 }
 
 impl ServeConfig {
@@ -109,6 +115,7 @@ impl ServeConfig {
             upstream_timeout: Duration::from_secs(60),
             catalog_budget: DEFAULT_CATALOG_BUDGET,
             otlp: None,
+            state_key: None,
         }
     }
 }
@@ -148,6 +155,9 @@ pub enum ServeError {
     /// The OTLP endpoint cannot be used.
     #[error(transparent)]
     Otlp(#[from] OtlpError),
+    /// The key that seals the state handed to clients cannot be had.
+    #[error("cannot make the state key: {0}; with --state-key, give a file of at least 32 bytes")]
+    StateKey(String),
     /// The address of `--http` cannot be listened on.
     #[error(
         "cannot listen on {addr}: {source}; choose another address or port with --http (port 0: any free port)"
@@ -175,6 +185,7 @@ impl ServeError {
             ServeError::Tokens(_) => "auth-tokens",
             ServeError::Otlp(err) => err.code(),
             ServeError::Listen { .. } => "http-listen",
+            ServeError::StateKey(_) => "state-key",
         }
     }
 
@@ -230,11 +241,17 @@ async fn fitted(
         ..
     } = prepared;
     let dir = folder_of(&config.path);
+    let sealer = match &config.state_key {
+        Some(path) => sealed::Sealer::read(path),
+        None => sealed::Sealer::random(),
+    }
+    .map_err(|err| ServeError::StateKey(err.to_string()))?;
     let (upstreams, clashes) = Upstreams::start(
         &dir,
         &loaded.mcp_servers,
         config.upstream_timeout,
         over_stdio,
+        sealer,
     )
     .await?;
     let mut map = loaded.map;

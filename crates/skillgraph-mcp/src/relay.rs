@@ -31,7 +31,7 @@
 
 mod arrival;
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -118,6 +118,11 @@ pub(crate) struct Caller {
     /// Whether the client speaks the sessionless generation, which takes
     /// no request from a server.
     sessionless: bool,
+    /// What a sessionless client declared with the request it is making.
+    declared_now: Option<ClientCapabilities>,
+    /// The capabilities an upstream asked a sessionless client for during
+    /// this request that it did not declare, by name (SPEC §9.7).
+    missing: Arc<Mutex<BTreeSet<&'static str>>>,
 }
 
 impl Caller {
@@ -134,7 +139,25 @@ impl Caller {
             request: request.clone(),
             connection,
             sessionless,
+            declared_now: None,
+            missing: Arc::default(),
         }
+    }
+
+    /// The same request, whose client declared `capabilities` with it (the
+    /// sessionless generation's way).
+    pub(crate) fn declaring(mut self, capabilities: Option<ClientCapabilities>) -> Self {
+        self.declared_now = capabilities;
+        self
+    }
+
+    /// The capabilities an upstream asked this sessionless request's client
+    /// for that it did not declare, by name; empty when none.
+    pub(crate) fn missing(&self) -> BTreeSet<&'static str> {
+        self.missing
+            .lock()
+            .map(|missing| missing.clone())
+            .unwrap_or_default()
     }
 
     /// Whether the client speaks the sessionless generation.
@@ -158,18 +181,28 @@ impl Caller {
 
     /// Whether the client takes a `what` request from a server: it made a
     /// handshake, declaring what `wanted` asks for; else why not.
+    /// A sessionless client that did not declare `what` with its request
+    /// is noted, so that the request is refused naming it (SPEC §9.7).
     fn takes(
         &self,
-        what: &str,
+        what: &'static str,
         wanted: impl Fn(&ClientCapabilities) -> bool,
     ) -> Result<(), String> {
         match self.declared() {
             Some(capabilities) if wanted(&capabilities) => Ok(()),
             Some(_) => Err(format!("the client did not declare the {what} capability")),
-            None => Err(
-                "the client speaks the sessionless protocol, which takes no request from a server"
-                    .to_owned(),
-            ),
+            None => {
+                if self.sessionless
+                    && !self.declared_now.as_ref().is_some_and(&wanted)
+                    && let Ok(mut missing) = self.missing.lock()
+                {
+                    missing.insert(what);
+                }
+                Err(
+                    "the client speaks the sessionless protocol, which takes no request from a server"
+                        .to_owned(),
+                )
+            }
         }
     }
 
@@ -446,7 +479,7 @@ impl Relay {
         &self,
         server: &str,
         link: u64,
-        what: &str,
+        what: &'static str,
         wanted: impl Fn(&ClientCapabilities) -> bool,
     ) -> Result<Caller, ErrorData> {
         let refused = |why: String| {

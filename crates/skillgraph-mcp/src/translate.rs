@@ -267,45 +267,9 @@ pub(crate) fn unknown_tool(name: &str, upstream: &[&str]) -> ErrorData {
     )
 }
 
-/// The first characters of a request state serve gave with an
-/// `input_required` answer over HTTP.
-const STATE_PREFIX: &str = "skillgraph:";
-
-/// The request state for the client to send back with its retry: the
-/// run's handle, then the upstream's own state, if any.
-pub(crate) fn resumable(run: &str, upstream: Option<&str>) -> String {
-    match upstream {
-        Some(state) => format!("{STATE_PREFIX}{run}:{state}"),
-        None => format!("{STATE_PREFIX}{run}"),
-    }
-}
-
-/// The run and the upstream's own state in a request state
-/// [`resumable`] made; `None` for any other state.
-pub(crate) fn resumed(state: &str) -> Option<(String, Option<String>)> {
-    let rest = state.strip_prefix(STATE_PREFIX)?;
-    let (run, upstream) = match rest.split_once(':') {
-        Some((run, upstream)) => (run, Some(upstream.to_owned())),
-        None => (rest, None),
-    };
-    run.starts_with("run_").then(|| (run.to_owned(), upstream))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_request_state_carries_the_run_and_gives_the_upstream_its_own_back() {
-        let run = "run_0123456789abcdef0123456789abcdef";
-        assert_eq!(
-            resumed(&resumable(run, Some("opaque:with:colons"))),
-            Some((run.to_owned(), Some("opaque:with:colons".to_owned())))
-        );
-        assert_eq!(resumed(&resumable(run, None)), Some((run.to_owned(), None)));
-        assert_eq!(resumed("the upstream's own"), None);
-        assert_eq!(resumed("skillgraph:not-a-run:x"), None);
-    }
 
     #[test]
     fn a_handle_is_run_and_32_hexadecimal_digits() {

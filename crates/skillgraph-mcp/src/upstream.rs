@@ -10,19 +10,23 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use rmcp::ErrorData;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotification,
     CancelledNotificationParam, ClientCapabilities, ClientRequest, DEFAULT_MRTR_MAX_ROUNDS,
-    InputRequiredResult, ProgressToken, RequestId, RequestMetaObject, ServerResult, Tool,
+    ErrorCode, InputRequiredResult, ProgressToken, RequestId, RequestMetaObject, ServerResult,
+    Tool,
 };
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient, RunningService, ServiceError};
 use skillgraph::McpServer;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::ChildStderr;
 
+use crate::capability;
 use crate::echo::cut;
 use crate::relay::{Caller, Relay, SETTLE_WAIT, UpstreamHandler};
 use crate::runs::Generation;
+use crate::sealed::Sealer;
 use crate::spans::RequestSpan;
 use crate::warn_raw;
 
@@ -224,6 +228,8 @@ pub(crate) struct Upstreams {
     uri_owners: Mutex<std::collections::HashMap<String, usize>>,
     /// Prompt name → the server that lists it.
     prompt_owners: Mutex<std::collections::HashMap<String, usize>>,
+    /// What seals the request state handed to clients (SPEC §9.7).
+    sealer: Sealer,
 }
 
 /// Two servers offering one tool name.
@@ -238,12 +244,14 @@ pub(crate) struct Clash {
 impl Upstreams {
     /// Start every server of `servers` in `dir`, waiting at most `timeout`
     /// for each to answer its handshake and list its tools; `solo` when
-    /// `serve` has one client only (over stdio).
+    /// `serve` has one client only (over stdio). The state handed to
+    /// clients is sealed by `sealer`.
     pub(crate) async fn start(
         dir: &Path,
         servers: &BTreeMap<String, McpServer>,
         timeout: Duration,
         solo: bool,
+        sealer: Sealer,
     ) -> Result<(Self, Vec<Clash>), StartError> {
         let mut started = Upstreams {
             servers: Vec::with_capacity(servers.len()),
@@ -252,6 +260,7 @@ impl Upstreams {
             relay: Relay::new(solo),
             uri_owners: Mutex::default(),
             prompt_owners: Mutex::default(),
+            sealer,
         };
         let mut clashes = Vec::new();
         for (name, decl) in servers {
@@ -290,6 +299,11 @@ impl Upstreams {
         &self.relay
     }
 
+    /// What seals the request state handed to clients (SPEC §9.7).
+    pub(crate) fn sealer(&self) -> &Sealer {
+        &self.sealer
+    }
+
     /// The name of the server that offers `tool`.
     pub(crate) fn server_of(&self, tool: &str) -> Option<&str> {
         self.tools
@@ -311,7 +325,11 @@ impl Upstreams {
     /// caller's `capabilities`; when it asks for input first
     /// (`input_required`), a client of the handshake generation is asked
     /// for each input and the call retried with its answers, and a
-    /// sessionless client gets the request to fulfil and retry itself.
+    /// sessionless client gets the request to fulfil and retry itself. A
+    /// sessionless client is refused (`Answer::Refused`, `-32021`) when the
+    /// upstream needs a capability it did not declare: it said so itself,
+    /// it asked for that input, or it sent that request during the call
+    /// (SPEC §9.7).
     ///
     /// # Errors
     ///
@@ -328,6 +346,7 @@ impl Upstreams {
         span: &RequestSpan,
     ) -> Result<Answer, String> {
         let name = params.name.to_string();
+        let caller = caller.declaring(capabilities.clone());
         let Some((index, _)) = self.tools.get(&name) else {
             return Err(format!(
                 "no upstream server offers a tool named {}",
@@ -342,6 +361,7 @@ impl Upstreams {
         };
         let link = upstream.link(generation).await;
         let peer = link.peer();
+        let declared = capabilities.clone();
         let mut meta = forwarded_meta(params.meta.take(), capabilities, link.sessionless());
         // The call's own span; its trace context goes upstream in `_meta`.
         let forward = span.forward(&upstream.name, &name);
@@ -404,6 +424,14 @@ impl Upstreams {
                         params.request_state = asked.request_state;
                     }
                     Ok(ServerResult::InputRequiredResult(asked)) => {
+                        let missing =
+                            capability::undeclared(asked.input_requests.as_ref(), declared.as_ref());
+                        if !missing.is_empty() {
+                            return Ok(Answer::Refused(capability::refusal_of(
+                                &upstream.name,
+                                &missing,
+                            )));
+                        }
                         return Ok(Answer::InputRequired(asked));
                     }
                     Ok(_) => {
@@ -414,6 +442,11 @@ impl Upstreams {
                                 upstream.name
                             ),
                         ));
+                    }
+                    Err(ServiceError::McpError(error))
+                        if error.code == ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY =>
+                    {
+                        return Ok(Answer::Refused(capability::relayed(&upstream.name, &error)));
                     }
                     Err(error) => return Err(failure(upstream, &name, error)),
                 }
@@ -427,9 +460,21 @@ impl Upstreams {
             ))
         }
         .await;
+        // An upstream that asked this sessionless client, during the call,
+        // for what it did not declare needed it (SPEC §9.7).
+        let missing = caller.missing();
+        let answer = if missing.is_empty() {
+            answer
+        } else {
+            Ok(Answer::Refused(capability::refusal_of(
+                &upstream.name,
+                &missing,
+            )))
+        };
         match &answer {
             Ok(Answer::Result(result)) => forward.tool_answered(result),
             Ok(Answer::InputRequired(_)) => {}
+            Ok(Answer::Refused(error)) => forward.failed(&error.code.0.to_string(), &error.message),
             Err(failure) => forward.failed(&failure.kind, &failure.text),
         }
         answer.map_err(|failure| failure.text)
@@ -471,6 +516,9 @@ pub(crate) enum Answer {
     /// The upstream asks a sessionless client for input first: the client
     /// fulfils the requests and retries the call with its answers.
     InputRequired(InputRequiredResult),
+    /// The call needs what the client did not declare: answered with this
+    /// protocol error (`-32021`, SPEC §9.7) rather than a result.
+    Refused(ErrorData),
 }
 
 /// Why a forwarded call failed: what kind of failure (the span's

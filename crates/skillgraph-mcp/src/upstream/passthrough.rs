@@ -15,17 +15,19 @@ use rmcp::ErrorData;
 use std::collections::HashMap;
 
 use rmcp::model::{
-    CallToolResult, CompleteRequestParams, CompleteResult, ContentBlock, GetPromptRequestParams,
-    GetPromptResult, Prompt, ReadResourceRequestParams, ReadResourceResult, Reference, Resource,
-    ResourceContents, ResourceTemplate, ResultType, ServerCapabilities, SetLevelRequestParams,
+    CallToolResult, ClientCapabilities, ClientRequest, CompleteRequestParams, CompleteResult,
+    ContentBlock, GetPromptRequest, GetPromptRequestParams, GetPromptResponse, Prompt,
+    ReadResourceRequestParams, ReadResourceResult, Reference, Resource, ResourceContents,
+    ResourceTemplate, ResultType, ServerCapabilities, ServerResult, SetLevelRequestParams,
     SubscribeRequestParams, UnsubscribeRequestParams,
 };
-use rmcp::service::{Peer, RoleClient, ServiceError};
+use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
 
 use super::{Upstream, Upstreams};
 use crate::echo::{bounded, cut, shown};
 use crate::relay::Caller;
 use crate::runs::Generation;
+use crate::sealed::Purpose;
 
 /// The most resource URIs remembered with their upstream; past it, a URI
 /// is found by the upstreams' templates, or by asking each in turn.
@@ -384,12 +386,23 @@ impl Upstreams {
         known(self)
     }
 
-    /// Get the prompt from the upstream that offers it.
+    /// Get the prompt from the upstream that offers it, for a client of
+    /// `generation` that declared `capabilities` with the request (the
+    /// sessionless generation's way). An upstream that asks for input first
+    /// (`input_required`) is relayed (SPEC §9.5): its state sealed, and the
+    /// client's retry opened again (SPEC §9.7).
+    ///
+    /// # Errors
+    ///
+    /// `-32602` for an unknown prompt or a request state serve did not seal
+    /// for it; `-32021` when the upstream needs a capability the client did
+    /// not declare; the upstream's own error, or its failure to answer.
     pub(crate) async fn get_prompt(
         &self,
-        params: GetPromptRequestParams,
+        mut params: GetPromptRequestParams,
         generation: Generation,
-    ) -> Result<GetPromptResult, ErrorData> {
+        capabilities: Option<ClientCapabilities>,
+    ) -> Result<GetPromptResponse, ErrorData> {
         let Some(index) = self.owner_of_prompt(&params.name, generation).await else {
             return Err(ErrorData::invalid_params(
                 format!(
@@ -399,18 +412,48 @@ impl Upstreams {
                 None,
             ));
         };
+        let name = params.name.clone();
+        let purpose = Purpose::Prompt(&name);
+        self.sealer.reopen(purpose, &mut params.request_state)?;
         let upstream = &self.servers[index];
-        upstream
-            .within(
-                self.timeout,
-                "prompts/get",
-                upstream.link(generation).await.peer().get_prompt(params),
-            )
-            .await
-            .map(|mut result| {
-                result.result_type.get_or_insert(ResultType::COMPLETE);
-                result
+        let link = upstream.link(generation).await;
+        let mut options = PeerRequestOptions::no_options();
+        options.meta =
+            super::forwarded_meta(params.meta.take(), capabilities.clone(), link.sessionless());
+        let request = ClientRequest::GetPromptRequest(GetPromptRequest::new(params));
+        let answer = upstream
+            .within(self.timeout, "prompts/get", async {
+                link.peer()
+                    .send_request_with_option(request, options)
+                    .await?
+                    .await_response()
+                    .await
             })
+            .await?;
+        match answer {
+            ServerResult::GetPromptResult(mut result) => {
+                result.result_type.get_or_insert(ResultType::COMPLETE);
+                Ok(GetPromptResponse::Complete(result))
+            }
+            ServerResult::InputRequiredResult(mut asked) => {
+                let missing = crate::capability::undeclared(
+                    asked.input_requests.as_ref(),
+                    capabilities.as_ref(),
+                );
+                if generation == Generation::Sessionless && !missing.is_empty() {
+                    return Err(crate::capability::refusal_of(&upstream.name, &missing));
+                }
+                self.sealer.hold(purpose, None, &mut asked.request_state);
+                Ok(GetPromptResponse::InputRequired(asked))
+            }
+            _ => Err(ErrorData::internal_error(
+                format!(
+                    "upstream server \"{}\" answered prompts/get with a result that is not a prompt",
+                    upstream.name
+                ),
+                None,
+            )),
+        }
     }
 
     /// A completion, from the upstream that offers the prompt or template
