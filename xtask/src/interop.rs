@@ -84,6 +84,16 @@ pub fn run_all(root: &Path, args: &[String]) -> Result<ExitCode> {
         "xtask: the Python part passed in {:.1} s",
         started.elapsed().as_secs_f64()
     );
+    let started = Instant::now();
+    crate::faults::against_serve(
+        &desk.skillgraph,
+        &desk.folder,
+        &target_dir(root).join("interop").join("faults"),
+    )?;
+    println!(
+        "xtask: the fault list passed in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
     if python_only {
         return Ok(ExitCode::SUCCESS);
     }

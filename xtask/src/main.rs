@@ -47,6 +47,7 @@
 //!   `RUSTC_BOOTSTRAP=1`.
 
 mod codes;
+mod faults;
 mod fence;
 mod fuzz;
 mod interop;

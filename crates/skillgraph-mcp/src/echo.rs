@@ -41,11 +41,26 @@ pub(crate) fn cut(text: &str) -> Cow<'_, str> {
     }
 }
 
-/// `error` with its message [`cut`]: how an upstream's MCP error, which may
-/// quote the request, is relayed to the client.
+/// The most bytes of an upstream error's `data` relayed as it is: room for
+/// the structured data errors carry (the capabilities a request needed, the
+/// elicitations a URL error asks for), not for a quoted request.
+pub(crate) const MAX_ERROR_DATA: usize = 4_096;
+
+/// `error` with its message [`cut`], and its `data` left out when it is
+/// longer than [`MAX_ERROR_DATA`] as JSON (the message then says so): how
+/// an upstream's MCP error, which may quote the request in either, is
+/// relayed to the client.
 pub(crate) fn bounded(mut error: ErrorData) -> ErrorData {
     if let Cow::Owned(shorter) = cut(&error.message) {
         error.message = Cow::Owned(shorter);
+    }
+    let data_bytes = error.data.as_ref().map_or(0, |data| data.to_string().len());
+    if data_bytes > MAX_ERROR_DATA {
+        error.data = None;
+        error.message = Cow::Owned(format!(
+            "{} (its data, {data_bytes} bytes, was left out)",
+            error.message
+        ));
     }
     error
 }
@@ -70,6 +85,27 @@ mod tests {
         assert!(!shorter.starts_with(&"é".repeat(MAX_ECHO + 1)), "{shorter}");
         assert!(shorter.ends_with("(cut: 522 bytes in all)"), "{shorter}");
         assert_eq!(prefix(&long).chars().count(), MAX_ECHO);
+    }
+
+    #[test]
+    fn an_upstream_errors_long_data_is_left_out_and_short_data_kept() {
+        let quoting = ErrorData::invalid_params(
+            "Unknown resource",
+            Some(serde_json::json!({ "uri": "u".repeat(5_000_000) })),
+        );
+        let relayed = bounded(quoting);
+        assert_eq!(relayed.data, None);
+        assert!(
+            relayed.message.ends_with("bytes, was left out)"),
+            "{}",
+            relayed.message
+        );
+        let needs = serde_json::json!({ "requiredCapabilities": { "sampling": {} } });
+        let kept = bounded(ErrorData::invalid_params(
+            "needs sampling",
+            Some(needs.clone()),
+        ));
+        assert_eq!(kept.data, Some(needs));
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! change of the active skills with `notifications/tools/list_changed`. It
 //! never decides what a run does.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 // Log levels and resource subscriptions are deprecated by a revision after
@@ -29,20 +29,16 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
-use skillgraph::RecordWriter;
-use skillgraph::skill_session::{DeclaredMap, Graph, Session, SessionConfig};
 
-use crate::ServeError;
 use crate::doorway;
 use crate::echo::shown;
-use crate::record::RecordSink;
+use crate::hub::Hub;
 use crate::relay::Caller;
-use crate::runs::{Generation, RUN_ARGUMENT, RUN_META, Runs, Slot, State, lock, mint_handle};
+use crate::runs::{Generation, RUN_ARGUMENT, RUN_META, Slot, lock};
 use crate::sealed::{Purpose, Sealer};
-use crate::skill_files::SkillFiles;
-use crate::spans::{RequestSpan, Target, Tracing};
+use crate::spans::{RequestSpan, RunFacts, Target};
 use crate::translate::{self, Admission};
-use crate::upstream::{Answer, Upstreams};
+use crate::upstream::Answer;
 use crate::warn;
 
 /// The record's resource.
@@ -80,76 +76,6 @@ fn principal_of(context: &RequestContext<RoleServer>) -> Option<String> {
         .get::<http::request::Parts>()
         .and_then(|parts| parts.extensions.get::<Principal>())
         .map(|principal| principal.0.clone())
-}
-
-/// What every run of one server shares: the graph, the upstream servers,
-/// and what is the same for every request.
-pub(crate) struct Hub {
-    graph: Arc<Graph>,
-    config: SessionConfig,
-    upstreams: Arc<Upstreams>,
-    instructions: String,
-    /// The skills extension's entries and files (`skills/list`).
-    files: SkillFiles,
-    /// The one tool list of the sessionless generation (SPEC §9.2).
-    stable: Vec<Tool>,
-    /// The number of the next connection.
-    connections: AtomicU64,
-    /// The record file of the one run over stdio, until that run starts.
-    file: Mutex<Option<RecordWriter>>,
-    /// Over HTTP, the runs held by handle; `None` over stdio.
-    runs: Option<Runs>,
-    /// Where each request's span goes (SPEC §11); `None`: export is off.
-    tracing: Option<Tracing>,
-}
-
-impl Hub {
-    /// What the runs on `graph` set up by `config` share, proxying
-    /// `upstreams`: over stdio with `runs` `None` and the record in `file`,
-    /// over HTTP with the table of runs; each request a span for `tracing`
-    /// when export is on.
-    pub(crate) fn new(
-        graph: Arc<Graph>,
-        files: SkillFiles,
-        config: SessionConfig,
-        upstreams: Arc<Upstreams>,
-        file: Option<RecordWriter>,
-        runs: Option<Runs>,
-        tracing: Option<Tracing>,
-    ) -> Result<Self, ServeError> {
-        // The entry skill's prompt, as a run's start would give it.
-        let instructions = Session::with_config(Arc::clone(&graph), config.clone()).system_prompt();
-        let stable = translate::stable_list(&graph, &config, upstreams.tools(), runs.is_some())?;
-        Ok(Hub {
-            graph,
-            config,
-            upstreams,
-            instructions,
-            files,
-            stable,
-            connections: AtomicU64::new(0),
-            file: Mutex::new(file),
-            runs,
-            tracing,
-        })
-    }
-
-    /// A run not started yet, with its record: over stdio in the record
-    /// file, over HTTP in a file of its own in the records' folder.
-    fn new_run(&self) -> Result<(Slot, Option<String>), ErrorData> {
-        let (record, handle) = match &self.runs {
-            Some(runs) => {
-                let handle = mint_handle()?;
-                (runs.record_for(&handle), Some(handle))
-            }
-            None => {
-                let file = self.file.lock().ok().and_then(|mut file| file.take());
-                (RecordSink::new(file), None)
-            }
-        };
-        let state = State::new(Arc::clone(&self.graph), self.config.clone(), record);
-        Ok((Arc::new(Mutex::new(state)), handle))
-    }
 }
 
 /// The server for one connection: over stdio the process's one run; over
@@ -549,51 +475,6 @@ impl Gateway {
             )),
             Err(err) => Err(err),
         })
-    }
-}
-
-/// While it lives, a request's span waits for the run's facts: when it is
-/// dropped, at whatever point the request is answered, what the request
-/// added to the run's record is put on the span.
-struct RunFacts<'s> {
-    span: &'s RequestSpan,
-    slot: Slot,
-    /// The number of events the record held when the request began.
-    before: usize,
-    handle: Option<String>,
-    map: Arc<DeclaredMap>,
-}
-
-impl<'s> RunFacts<'s> {
-    /// The facts of `slot`'s run for `span`, once it is answered; `None`
-    /// when export is off.
-    fn gather(
-        span: &'s RequestSpan,
-        slot: &Slot,
-        handle: Option<String>,
-        graph: &Graph,
-    ) -> Option<Self> {
-        if !span.is_on() {
-            return None;
-        }
-        let before = slot.lock().map(|state| state.record.len()).unwrap_or(0);
-        Some(RunFacts {
-            span,
-            slot: Arc::clone(slot),
-            before,
-            handle,
-            map: Arc::clone(graph.declared()),
-        })
-    }
-}
-
-impl Drop for RunFacts<'_> {
-    fn drop(&mut self) {
-        if let Ok(mut state) = self.slot.lock() {
-            let name = state.traced_as(self.handle.as_deref());
-            self.span
-                .facts(&name, state.record.since(self.before), &self.map);
-        }
     }
 }
 

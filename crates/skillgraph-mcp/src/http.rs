@@ -30,7 +30,8 @@ use subtle::ConstantTimeEq;
 use tokio::net::TcpListener;
 
 use crate::echo::cut;
-use crate::gateway::{Gateway, Hub, Principal};
+use crate::gateway::{Gateway, Principal};
+use crate::hub::Hub;
 use crate::warn;
 
 /// The path the server answers on.

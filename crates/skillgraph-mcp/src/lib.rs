@@ -34,6 +34,7 @@ mod echo;
 mod fit;
 mod gateway;
 mod http;
+mod hub;
 mod malformed;
 mod observe;
 mod record;
@@ -67,8 +68,9 @@ pub use skillgraph_otlp::OtlpError;
 use tokio::net::unix::pipe;
 
 pub use fit::{Misfit, Misfits};
-use gateway::{Gateway, Hub};
+use gateway::Gateway;
 pub use http::{HttpConfig, TokensError};
+use hub::Hub;
 use spans::Tracing;
 use stdio::ClientLines;
 pub use upstream::StartError;

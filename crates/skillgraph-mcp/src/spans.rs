@@ -23,10 +23,11 @@ use rmcp::model::{CallToolResult, ErrorData, MetaObject, RequestId};
 use rmcp::service::RequestContext;
 use sha2::{Digest, Sha256};
 use skillgraph::skill_explain::trace;
-use skillgraph::skill_session::{DeclaredMap, Event};
+use skillgraph::skill_session::{DeclaredMap, Event, Graph};
 use skillgraph_otlp::{Deferred, Exporter};
 
 use crate::echo::prefix;
+use crate::runs::Slot;
 
 /// The request's method (`tools/call`, `resources/read`, …).
 pub(crate) const MCP_METHOD_NAME: &str = "mcp.method.name";
@@ -391,6 +392,51 @@ fn digest_name(prefix: &str, secret: &str) -> String {
     name.push_str(prefix);
     push_hex(&mut name, &digest[..8]);
     name
+}
+
+/// While it lives, a request's span waits for the run's facts: when it is
+/// dropped, at whatever point the request is answered, what the request
+/// added to the run's record is put on the span.
+pub(crate) struct RunFacts<'s> {
+    span: &'s RequestSpan,
+    slot: Slot,
+    /// The number of events the record held when the request began.
+    before: usize,
+    handle: Option<String>,
+    map: Arc<DeclaredMap>,
+}
+
+impl<'s> RunFacts<'s> {
+    /// The facts of `slot`'s run for `span`, once it is answered; `None`
+    /// when export is off.
+    pub(crate) fn gather(
+        span: &'s RequestSpan,
+        slot: &Slot,
+        handle: Option<String>,
+        graph: &Graph,
+    ) -> Option<Self> {
+        if !span.is_on() {
+            return None;
+        }
+        let before = slot.lock().map(|state| state.record.len()).unwrap_or(0);
+        Some(RunFacts {
+            span,
+            slot: Arc::clone(slot),
+            before,
+            handle,
+            map: Arc::clone(graph.declared()),
+        })
+    }
+}
+
+impl Drop for RunFacts<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut state) = self.slot.lock() {
+            let name = state.traced_as(self.handle.as_deref());
+            self.span
+                .facts(&name, state.record.since(self.before), &self.map);
+        }
+    }
 }
 
 #[cfg(test)]

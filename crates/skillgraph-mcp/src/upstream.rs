@@ -27,7 +27,7 @@ use crate::echo::cut;
 use crate::relay::{Caller, Relay, SETTLE_WAIT, UpstreamHandler};
 use crate::runs::Generation;
 use crate::sealed::Sealer;
-use crate::spans::RequestSpan;
+use crate::spans::{ForwardSpan, RequestSpan};
 use crate::warn_raw;
 
 use crate::echo::shown;
@@ -360,7 +360,6 @@ impl Upstreams {
             Generation::Handshake
         };
         let link = upstream.link(generation).await;
-        let peer = link.peer();
         let declared = capabilities.clone();
         let mut meta = forwarded_meta(params.meta.take(), capabilities, link.sessionless());
         // The call's own span; its trace context goes upstream in `_meta`.
@@ -368,98 +367,17 @@ impl Upstreams {
         if span.is_on() {
             forward.inject(&mut meta.get_or_insert_with(Default::default).0);
         }
-        let answer: Result<Answer, Failure> = async {
-            let client = caller.peer().clone();
-            let handshake_client = !caller.sessionless();
-            let _running = self.relay.running(link.id, caller.clone());
-            for _ in 0..DEFAULT_MRTR_MAX_ROUNDS {
-                let request = ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
-                let mut options = PeerRequestOptions::no_options();
-                options.meta = meta.clone();
-                let handle = match peer.send_request_with_option(request, options).await {
-                    Ok(handle) => handle,
-                    Err(error) => return Err(failure(upstream, &name, error)),
-                };
-                forward.sent_as(&handle.id);
-                // The upstream's progress reaches the client under its own token.
-                let _progress = progress.clone().map(|token| {
-                    self.relay.route_progress(
-                        link.id,
-                        handle.progress_token.clone(),
-                        token,
-                        client.clone(),
-                    )
-                });
-                // Dropped before the answer (at the timeout, or when the client
-                // cancels the request it serves), the guard cancels the call
-                // upstream.
-                let mut guard = CancelOnDrop {
-                    peer: peer.clone(),
-                    id: Some(handle.id.clone()),
-                };
-                let Ok(answer) = tokio::time::timeout(self.timeout, handle.await_response()).await
-                else {
-                    return Err(Failure::new(
-                        "timeout",
-                        format!(
-                            "upstream server \"{}\" did not answer {name} within {} s, so the call was cancelled; raise `--upstream-timeout` if it needs longer",
-                            upstream.name,
-                            self.timeout.as_secs()
-                        ),
-                    ));
-                };
-                guard.id = None;
-                // What the upstream sent before its answer reaches the client
-                // before the answer does.
-                link.settled().await;
-                match answer {
-                    Ok(ServerResult::CallToolResult(result)) => return Ok(Answer::Result(result)),
-                    Ok(ServerResult::InputRequiredResult(asked)) if handshake_client => {
-                        let inputs = asked.input_requests.unwrap_or_default();
-                        let answers = caller
-                            .fulfil(&upstream.name, inputs)
-                            .await
-                            .map_err(|text| Failure::new("input_not_given", text))?;
-                        params.input_responses = Some(answers);
-                        params.request_state = asked.request_state;
-                    }
-                    Ok(ServerResult::InputRequiredResult(asked)) => {
-                        let missing =
-                            capability::undeclared(asked.input_requests.as_ref(), declared.as_ref());
-                        if !missing.is_empty() {
-                            return Ok(Answer::Refused(capability::refusal_of(
-                                &upstream.name,
-                                &missing,
-                            )));
-                        }
-                        return Ok(Answer::InputRequired(asked));
-                    }
-                    Ok(_) => {
-                        return Err(Failure::new(
-                            "not_a_tool_result",
-                            format!(
-                                "upstream server \"{}\" answered {name} with a result that is not a tool result (a task), which skillgraph serve does not relay",
-                                upstream.name
-                            ),
-                        ));
-                    }
-                    Err(ServiceError::McpError(error))
-                        if error.code == ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY =>
-                    {
-                        return Ok(Answer::Refused(capability::relayed(&upstream.name, &error)));
-                    }
-                    Err(error) => return Err(failure(upstream, &name, error)),
-                }
-            }
-            Err(Failure::new(
-                "input_rounds",
-                format!(
-                    "upstream server \"{}\" asked for input {DEFAULT_MRTR_MAX_ROUNDS} times over for {name} without answering, so serve stopped asking the client",
-                    upstream.name
-                ),
-            ))
-        }
-        .await;
+        let call = Forwarding {
+            upstream,
+            link,
+            name: &name,
+            caller: &caller,
+            declared: declared.as_ref(),
+            progress: progress.as_ref(),
+            meta: &meta,
+            forward: &forward,
+        };
+        let answer = self.rounds(&call, params).await;
         // An upstream that asked this sessionless client, during the call,
         // for what it did not declare needed it (SPEC §9.7).
         let missing = caller.missing();
@@ -479,6 +397,146 @@ impl Upstreams {
         }
         answer.map_err(|failure| failure.text)
     }
+}
+
+/// One call of an upstream tool on its way: where it goes and for whom.
+struct Forwarding<'c> {
+    upstream: &'c Upstream,
+    link: &'c Link,
+    name: &'c str,
+    caller: &'c Caller,
+    /// What the client declared, on the sessionless generation.
+    declared: Option<&'c ClientCapabilities>,
+    progress: Option<&'c ProgressToken>,
+    meta: &'c Option<RequestMetaObject>,
+    forward: &'c ForwardSpan,
+}
+
+/// What one round of a call came to.
+enum Round {
+    /// The call is over.
+    Over(Result<Answer, Failure>),
+    /// A handshake client gave the input the upstream asked for: send the
+    /// call again with it.
+    Again(CallToolRequestParams),
+}
+
+impl Upstreams {
+    /// Send `params` as `call` says, again with the client's input while
+    /// the upstream asks a handshake client for it, at most
+    /// [`DEFAULT_MRTR_MAX_ROUNDS`] times.
+    async fn rounds(
+        &self,
+        call: &Forwarding<'_>,
+        mut params: CallToolRequestParams,
+    ) -> Result<Answer, Failure> {
+        let _running = self.relay.running(call.link.id, call.caller.clone());
+        for _ in 0..DEFAULT_MRTR_MAX_ROUNDS {
+            match self.round(call, params).await {
+                Round::Over(answer) => return answer,
+                Round::Again(next) => params = next,
+            }
+        }
+        Err(Failure::new(
+            "input_rounds",
+            format!(
+                "upstream server \"{}\" asked for input {DEFAULT_MRTR_MAX_ROUNDS} times over for {} without answering, so serve stopped asking the client",
+                call.upstream.name, call.name
+            ),
+        ))
+    }
+
+    /// Send `params` once and wait, at most the timeout, for the answer;
+    /// the upstream's progress reaches the client under its own token.
+    async fn round(&self, call: &Forwarding<'_>, params: CallToolRequestParams) -> Round {
+        let (upstream, link, name) = (call.upstream, call.link, call.name);
+        let peer = link.peer();
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
+        let mut options = PeerRequestOptions::no_options();
+        options.meta = call.meta.clone();
+        let handle = match peer.send_request_with_option(request, options).await {
+            Ok(handle) => handle,
+            Err(error) => return Round::Over(Err(failure(upstream, name, error))),
+        };
+        call.forward.sent_as(&handle.id);
+        let _progress = call.progress.cloned().map(|token| {
+            self.relay.route_progress(
+                link.id,
+                handle.progress_token.clone(),
+                token,
+                call.caller.peer().clone(),
+            )
+        });
+        // Dropped before the answer (at the timeout, or when the client
+        // cancels the request it serves), the guard cancels the call
+        // upstream.
+        let mut guard = CancelOnDrop {
+            peer: peer.clone(),
+            id: Some(handle.id.clone()),
+        };
+        let Ok(answer) = tokio::time::timeout(self.timeout, handle.await_response()).await else {
+            return Round::Over(Err(Failure::new(
+                "timeout",
+                format!(
+                    "upstream server \"{}\" did not answer {name} within {} s, so the call was cancelled; raise `--upstream-timeout` if it needs longer",
+                    upstream.name,
+                    self.timeout.as_secs()
+                ),
+            )));
+        };
+        guard.id = None;
+        // What the upstream sent before its answer reaches the client
+        // before the answer does.
+        link.settled().await;
+        answered(call, params, answer).await
+    }
+}
+
+/// What the upstream's `answer` to `params` makes of the call.
+async fn answered(
+    call: &Forwarding<'_>,
+    mut params: CallToolRequestParams,
+    answer: Result<ServerResult, ServiceError>,
+) -> Round {
+    let (upstream, name) = (call.upstream, call.name);
+    Round::Over(match answer {
+        Ok(ServerResult::CallToolResult(result)) => Ok(Answer::Result(result)),
+        Ok(ServerResult::InputRequiredResult(asked)) if !call.caller.sessionless() => {
+            let inputs = asked.input_requests.unwrap_or_default();
+            match call.caller.fulfil(&upstream.name, inputs).await {
+                Ok(answers) => {
+                    params.input_responses = Some(answers);
+                    params.request_state = asked.request_state;
+                    return Round::Again(params);
+                }
+                Err(text) => Err(Failure::new("input_not_given", text)),
+            }
+        }
+        Ok(ServerResult::InputRequiredResult(asked)) => {
+            let missing = capability::undeclared(asked.input_requests.as_ref(), call.declared);
+            if missing.is_empty() {
+                Ok(Answer::InputRequired(asked))
+            } else {
+                Ok(Answer::Refused(capability::refusal_of(
+                    &upstream.name,
+                    &missing,
+                )))
+            }
+        }
+        Ok(_) => Err(Failure::new(
+            "not_a_tool_result",
+            format!(
+                "upstream server \"{}\" answered {name} with a result that is not a tool result (a task), which skillgraph serve does not relay",
+                upstream.name
+            ),
+        )),
+        Err(ServiceError::McpError(error))
+            if error.code == ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY =>
+        {
+            Ok(Answer::Refused(capability::relayed(&upstream.name, &error)))
+        }
+        Err(error) => Err(failure(upstream, name, error)),
+    })
 }
 
 /// The `_meta` keys a link sets itself on each request it sends.

@@ -1,0 +1,90 @@
+//! What every run of one server shares (SPEC §9): the graph and its
+//! session settings, the upstream servers, the instructions, the skills
+//! extension's files, the one stable list of the sessionless generation,
+//! and where runs are kept; and a new run, with its record, made here.
+
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex};
+
+use rmcp::ErrorData;
+use rmcp::model::Tool;
+use skillgraph::RecordWriter;
+use skillgraph::skill_session::{Graph, Session, SessionConfig};
+
+use crate::ServeError;
+use crate::record::RecordSink;
+use crate::runs::{Runs, Slot, State, mint_handle};
+use crate::skill_files::SkillFiles;
+use crate::spans::Tracing;
+use crate::translate;
+use crate::upstream::Upstreams;
+
+/// What every run of one server shares: the graph, the upstream servers,
+/// and what is the same for every request.
+pub(crate) struct Hub {
+    pub(crate) graph: Arc<Graph>,
+    pub(crate) config: SessionConfig,
+    pub(crate) upstreams: Arc<Upstreams>,
+    pub(crate) instructions: String,
+    /// The skills extension's entries and files (`skills/list`).
+    pub(crate) files: SkillFiles,
+    /// The one tool list of the sessionless generation (SPEC §9.2).
+    pub(crate) stable: Vec<Tool>,
+    /// The number of the next connection.
+    pub(crate) connections: AtomicU64,
+    /// The record file of the one run over stdio, until that run starts.
+    pub(crate) file: Mutex<Option<RecordWriter>>,
+    /// Over HTTP, the runs held by handle; `None` over stdio.
+    pub(crate) runs: Option<Runs>,
+    /// Where each request's span goes (SPEC §11); `None`: export is off.
+    pub(crate) tracing: Option<Tracing>,
+}
+
+impl Hub {
+    /// What the runs on `graph` set up by `config` share, proxying
+    /// `upstreams`: over stdio with `runs` `None` and the record in `file`,
+    /// over HTTP with the table of runs; each request a span for `tracing`
+    /// when export is on.
+    pub(crate) fn new(
+        graph: Arc<Graph>,
+        files: SkillFiles,
+        config: SessionConfig,
+        upstreams: Arc<Upstreams>,
+        file: Option<RecordWriter>,
+        runs: Option<Runs>,
+        tracing: Option<Tracing>,
+    ) -> Result<Self, ServeError> {
+        // The entry skill's prompt, as a run's start would give it.
+        let instructions = Session::with_config(Arc::clone(&graph), config.clone()).system_prompt();
+        let stable = translate::stable_list(&graph, &config, upstreams.tools(), runs.is_some())?;
+        Ok(Hub {
+            graph,
+            config,
+            upstreams,
+            instructions,
+            files,
+            stable,
+            connections: AtomicU64::new(0),
+            file: Mutex::new(file),
+            runs,
+            tracing,
+        })
+    }
+
+    /// A run not started yet, with its record: over stdio in the record
+    /// file, over HTTP in a file of its own in the records' folder.
+    pub(crate) fn new_run(&self) -> Result<(Slot, Option<String>), ErrorData> {
+        let (record, handle) = match &self.runs {
+            Some(runs) => {
+                let handle = mint_handle()?;
+                (runs.record_for(&handle), Some(handle))
+            }
+            None => {
+                let file = self.file.lock().ok().and_then(|mut file| file.take());
+                (RecordSink::new(file), None)
+            }
+        };
+        let state = State::new(Arc::clone(&self.graph), self.config.clone(), record);
+        Ok((Arc::new(Mutex::new(state)), handle))
+    }
+}
