@@ -6,18 +6,14 @@
 
 mod common;
 
-use std::convert::Infallible;
-use std::sync::Arc;
-
-use common::{Served, map_folder, one_skill_map};
+use common::{Served, map_folder, one_skill_map, upstream};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, JsonObject, ListResourcesResult, ListToolsResult,
     PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
     ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use skillgraph_mcp::ServeConfig;
@@ -93,43 +89,11 @@ impl ServerHandler for Quoter {
     }
 }
 
-/// Serve [`Quoter`] over streamable HTTP on a loopback port, on a thread
-/// of its own for as long as the tests run; its URL.
+/// Serve [`Quoter`] over streamable HTTP on a loopback port; its URL.
 fn quoter() -> String {
-    let (tell, told) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("a runtime");
-        runtime.block_on(async move {
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-                .await
-                .expect("a loopback port");
-            let addr = listener.local_addr().expect("an address");
-            tell.send(format!("http://{addr}/mcp"))
-                .expect("the test waits");
-            let service = StreamableHttpService::new(
-                || Ok(Quoter),
-                Arc::new(LocalSessionManager::default()),
-                // Bodies as large as the client's, which it passes on.
-                StreamableHttpServerConfig::default().with_max_request_body_bytes(4 * HUGE),
-            );
-            while let Ok((stream, _)) = listener.accept().await {
-                let service = service.clone();
-                tokio::spawn(async move {
-                    let handler = hyper::service::service_fn(move |request| {
-                        let service = service.clone();
-                        async move { Ok::<_, Infallible>(service.handle(request).await) }
-                    });
-                    let _ = hyper::server::conn::http1::Builder::new()
-                        .serve_connection(hyper_util::rt::TokioIo::new(stream), handler)
-                        .await;
-                });
-            }
-        });
-    });
-    told.recv().expect("the upstream listens")
+    // Bodies as large as the client's, which it passes on.
+    let config = StreamableHttpServerConfig::default().with_max_request_body_bytes(4 * HUGE);
+    upstream::serve(|| Quoter, config)
 }
 
 /// `serve` in front of a fresh [`Quoter`], its client past the handshake.
@@ -263,3 +227,4 @@ async fn an_upstream_tool_error_quoting_a_huge_argument_is_cut() {
     );
     served.close().await;
 }
+
