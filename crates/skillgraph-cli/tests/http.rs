@@ -567,28 +567,6 @@ async fn an_upstream_reached_by_url_is_served_like_a_child_process() {
 }
 
 #[test]
-fn an_mcp_servers_entry_with_both_command_and_url_is_refused_by_name() {
-    let dir = desk(
-        "http-both",
-        json!({"desk": {"command": "x", "url": "http://127.0.0.1:9/mcp"}}),
-        |_| {},
-    );
-    let output = Command::new(env!("CARGO_BIN_EXE_skillgraph"))
-        .arg("serve")
-        .arg(&dir)
-        .stdin(Stdio::null())
-        .output()
-        .expect("serve runs");
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("error[upstream-declaration]"), "{stderr}");
-    assert!(
-        stderr.contains("\"desk\"") && stderr.contains("both `command` and `url`"),
-        "{stderr}"
-    );
-}
-
-#[test]
 fn a_handshake_session_is_invisible_to_another_principal() {
     let dir = desk_dir("http-session-principals");
     let tokens = scratch("http", "session-tokens").join("tokens");
