@@ -139,16 +139,12 @@ impl rmcp::ClientHandler for Watcher {
     }
 }
 
-/// `skillgraph serve DIR --http 127.0.0.1:0 ARGS…`, once it listens, with
-/// what it writes to standard error kept; killed when dropped.
+/// `skillgraph serve DIR --http 127.0.0.1:0 ARGS…`, once it listens;
+/// killed when dropped.
 pub struct Served {
     child: std::process::Child,
     /// Its address, `HOST:PORT`.
     pub addr: String,
-    /// Its endpoint, `http://HOST:PORT/mcp`.
-    pub url: String,
-    /// The lines it wrote to standard error after saying where it listens.
-    pub stderr: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl Drop for Served {
@@ -185,18 +181,7 @@ pub fn serve_http(dir: &Path, args: &[&str]) -> Served {
         .trim_start_matches("http://")
         .trim_end_matches("/mcp")
         .to_owned();
-    // Kept, and drained so that the server never blocks on it.
-    let stderr = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let kept = std::sync::Arc::clone(&stderr);
-    std::thread::spawn(move || {
-        for line in lines.map_while(Result::ok) {
-            kept.lock().expect("not poisoned").push(line);
-        }
-    });
-    Served {
-        child,
-        addr,
-        url,
-        stderr,
-    }
+    // Drained, so that the server never blocks on it.
+    std::thread::spawn(move || lines.map_while(Result::ok).for_each(drop));
+    Served { child, addr }
 }
