@@ -123,23 +123,7 @@ pub fn one_upstream() -> serde_json::Value {
     serde_json::json!({"desk": {"command": desk_upstream(), "args": ["--data", data_file()]}})
 }
 
-/// A client that counts `notifications/tools/list_changed`.
-#[derive(Clone, Default)]
-pub struct Watcher {
-    /// Notified at each `notifications/tools/list_changed`.
-    pub changed: std::sync::Arc<tokio::sync::Notify>,
-}
-
-impl rmcp::ClientHandler for Watcher {
-    async fn on_tool_list_changed(
-        &self,
-        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
-    ) {
-        self.changed.notify_one();
-    }
-}
-
-/// `skillgraph serve DIR --http 127.0.0.1:0 ARGS…`, once it listens;
+/// `skillgraph serve DIR --http 127.0.0.1:0`, once it listens;
 /// killed when dropped.
 pub struct Served {
     child: std::process::Child,
@@ -154,14 +138,13 @@ impl Drop for Served {
     }
 }
 
-/// Serve `dir` over HTTP on a free loopback port with `args`.
-pub fn serve_http(dir: &Path, args: &[&str]) -> Served {
+/// Serve `dir` over HTTP on a free loopback port.
+pub fn serve_http(dir: &Path) -> Served {
     use std::io::BufRead;
     let mut child = Command::new(env!("CARGO_BIN_EXE_skillgraph"))
         .arg("serve")
         .arg(dir)
         .args(["--http", "127.0.0.1:0"])
-        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
