@@ -399,31 +399,18 @@ where
 }
 
 /// Serve the map of `config` over streamable HTTP as `http` says (SPEC
-/// §9.8) until the process is interrupted (`SIGINT` or `SIGTERM`). The
-/// address it listens on is said on standard error
-/// (`skillgraph serve: listening on http://ADDR/mcp`). With a record
-/// (`config.record`), each run's record is a file `run_….jsonl` in that
-/// folder.
+/// §9.8) until the process is interrupted (`SIGINT` or `SIGTERM`), on a
+/// runtime of its own. The address it listens on is said on standard error
+/// (`skillgraph serve: listening on http://ADDR/mcp`) once the upstream
+/// servers are ready. With a record (`config.record`), each run's record is
+/// a file `run_….jsonl` in that folder.
 ///
 /// # Errors
 ///
 /// [`ServeError`] when the map, the tokens file, the address, the OTLP
 /// endpoint or an upstream server cannot be used.
 pub fn serve_http(config: &ServeConfig, http: &HttpConfig) -> Result<(), ServeError> {
-    let prepared = load_checked(config)?;
-    let tokens = http
-        .auth_tokens
-        .as_deref()
-        .map(http::Tokens::read)
-        .transpose()?;
-    if let Some(folder) = &config.record {
-        std::fs::create_dir_all(folder).map_err(|err| {
-            ServeError::Record(RecordFileError::Create {
-                path: folder.clone(),
-                source: err,
-            })
-        })?;
-    }
+    let (prepared, tokens) = http_ready(config, http)?;
     let exporter = Exporter::new(config.otlp.as_deref())?;
     let tracing = exporter
         .as_ref()
@@ -439,32 +426,139 @@ pub fn serve_http(config: &ServeConfig, http: &HttpConfig) -> Result<(), ServeEr
                 addr: http.addr,
                 source,
             })?;
-        let prepared = fitted(config, prepared, false).await?;
-        let upstreams = Arc::clone(&prepared.upstreams);
-        let runs = runs::Runs::new(runs::Keeping {
-            ttl: http.run_ttl,
-            max: http.max_runs.max(1),
-            folder: config.record.clone(),
-        });
-        let hub = Hub::new(
-            Arc::new(prepared.graph),
-            prepared.files,
-            prepared.session,
-            prepared.upstreams,
-            None,
-            Some(runs),
+        let entry = HttpEntry {
+            prepared,
+            tokens,
             tracing,
-        )?;
-        let bound = listener.local_addr().unwrap_or(http.addr);
-        warn(&http::listening_line(bound));
-        http::serve(listener, Arc::new(hub), http, tokens, interrupted()).await;
-        shut_down(upstreams).await;
-        Ok(())
+            says_where: true,
+        };
+        serve_http_with(config, http, entry, listener, interrupted()).await
     });
     if let Some(exporter) = exporter {
         exporter.shut_down();
     }
     served
+}
+
+/// Serve the map of `config` over streamable HTTP as `http` says (SPEC
+/// §9.8) on `listener`, already bound, until `shutdown` completes; on the
+/// tokio runtime the caller runs. `http.addr` is not used: the listener
+/// says where. A host that embeds the server, and the server's own tests,
+/// serve HTTP in one process this way, on a port of their choosing (port 0:
+/// any free one, which `listener.local_addr()` then names); connections
+/// that come before the upstream servers are ready wait in the listener's
+/// queue. Nothing is said on standard error about where it listens, and no
+/// spans are exported (as with [`serve_streams`]).
+///
+/// ```no_run
+/// use skillgraph_mcp::{HttpConfig, ServeConfig, serve_http_on};
+///
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+/// let addr = listener.local_addr()?;
+/// let config = ServeConfig::new("examples/support-desk");
+/// let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+/// let served = tokio::spawn(async move {
+///     let shutdown = async {
+///         let _ = stopped.await;
+///     };
+///     serve_http_on(&config, &HttpConfig::new(addr), listener, shutdown).await
+/// });
+/// // … POST JSON-RPC requests to http://{addr}/mcp …
+/// let _ = stop.send(());
+/// served.await??;
+/// # Ok(())
+/// # }
+/// ```
+///
+/// # Errors
+///
+/// [`ServeError`] when the map, the tokens file, the record folder or an
+/// upstream server cannot be used.
+pub async fn serve_http_on(
+    config: &ServeConfig,
+    http: &HttpConfig,
+    listener: tokio::net::TcpListener,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), ServeError> {
+    let (prepared, tokens) = http_ready(config, http)?;
+    let entry = HttpEntry {
+        prepared,
+        tokens,
+        tracing: None,
+        says_where: false,
+    };
+    serve_http_with(config, http, entry, listener, shutdown).await
+}
+
+/// What serving HTTP needs before any runtime: the map prepared, the
+/// tokens read and the record folder made.
+fn http_ready(
+    config: &ServeConfig,
+    http: &HttpConfig,
+) -> Result<(Prepared, Option<http::Tokens>), ServeError> {
+    let prepared = load_checked(config)?;
+    let tokens = http
+        .auth_tokens
+        .as_deref()
+        .map(http::Tokens::read)
+        .transpose()?;
+    if let Some(folder) = &config.record {
+        std::fs::create_dir_all(folder).map_err(|err| {
+            ServeError::Record(RecordFileError::Create {
+                path: folder.clone(),
+                source: err,
+            })
+        })?;
+    }
+    Ok((prepared, tokens))
+}
+
+/// How one HTTP entry serves.
+struct HttpEntry {
+    /// The map, as [`http_ready`] prepared it.
+    prepared: Prepared,
+    /// The principals, as [`http_ready`] read them.
+    tokens: Option<http::Tokens>,
+    /// Each request's span, when export is on.
+    tracing: Option<Tracing>,
+    /// Whether to say on standard error where it listens, once the
+    /// upstream servers are ready.
+    says_where: bool,
+}
+
+/// Serve `entry` over HTTP on `listener` until `shutdown` completes: the
+/// upstream servers started and fitted, then every connection served.
+async fn serve_http_with(
+    config: &ServeConfig,
+    http: &HttpConfig,
+    entry: HttpEntry,
+    listener: tokio::net::TcpListener,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), ServeError> {
+    let prepared = fitted(config, entry.prepared, false).await?;
+    let upstreams = Arc::clone(&prepared.upstreams);
+    let runs = runs::Runs::new(runs::Keeping {
+        ttl: http.run_ttl,
+        max: http.max_runs.max(1),
+        folder: config.record.clone(),
+    });
+    let hub = Hub::new(
+        Arc::new(prepared.graph),
+        prepared.files,
+        prepared.session,
+        prepared.upstreams,
+        None,
+        Some(runs),
+        entry.tracing,
+    )?;
+    if entry.says_where {
+        let bound = listener.local_addr().unwrap_or(http.addr);
+        warn(&http::listening_line(bound));
+    }
+    http::serve(listener, Arc::new(hub), http, entry.tokens, shutdown).await;
+    shut_down(upstreams).await;
+    Ok(())
 }
 
 /// Until the process is asked to stop.

@@ -6,18 +6,14 @@
 
 mod common;
 
-use std::convert::Infallible;
-use std::sync::Arc;
-
-use common::{Served, map_folder, one_skill_map};
+use common::{Served, desk, map_folder, one_skill_map, one_upstream, upstream};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, JsonObject, ListResourcesResult, ListToolsResult,
     PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
     ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use skillgraph_mcp::ServeConfig;
@@ -93,43 +89,11 @@ impl ServerHandler for Quoter {
     }
 }
 
-/// Serve [`Quoter`] over streamable HTTP on a loopback port, on a thread
-/// of its own for as long as the tests run; its URL.
+/// Serve [`Quoter`] over streamable HTTP on a loopback port; its URL.
 fn quoter() -> String {
-    let (tell, told) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("a runtime");
-        runtime.block_on(async move {
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-                .await
-                .expect("a loopback port");
-            let addr = listener.local_addr().expect("an address");
-            tell.send(format!("http://{addr}/mcp"))
-                .expect("the test waits");
-            let service = StreamableHttpService::new(
-                || Ok(Quoter),
-                Arc::new(LocalSessionManager::default()),
-                // Bodies as large as the client's, which it passes on.
-                StreamableHttpServerConfig::default().with_max_request_body_bytes(4 * HUGE),
-            );
-            while let Ok((stream, _)) = listener.accept().await {
-                let service = service.clone();
-                tokio::spawn(async move {
-                    let handler = hyper::service::service_fn(move |request| {
-                        let service = service.clone();
-                        async move { Ok::<_, Infallible>(service.handle(request).await) }
-                    });
-                    let _ = hyper::server::conn::http1::Builder::new()
-                        .serve_connection(hyper_util::rt::TokioIo::new(stream), handler)
-                        .await;
-                });
-            }
-        });
-    });
-    told.recv().expect("the upstream listens")
+    // Bodies as large as the client's, which it passes on.
+    let config = StreamableHttpServerConfig::default().with_max_request_body_bytes(4 * HUGE);
+    upstream::serve(|| Quoter, config)
 }
 
 /// `serve` in front of a fresh [`Quoter`], its client past the handshake.
@@ -262,4 +226,48 @@ async fn an_upstream_tool_error_quoting_a_huge_argument_is_cut() {
         answer.to_string()
     );
     served.close().await;
+}
+
+/// SPEC §9.7: every line a client sends is answered — a line that is not
+/// JSON with -32700, an invalid request with -32600 and its id, two
+/// messages on one line each — and no answer repeats more than 256
+/// characters of the input (a 5 MB tool name is only measured).
+#[tokio::test]
+async fn bad_input_is_answered_and_never_echoed_at_length() {
+    let dir = desk("bad-input", one_upstream(), |_| {});
+    let mut served = Served::start(ServeConfig::new(&dir));
+    let huge = "x".repeat(HUGE);
+    let lines = [
+        "this is not JSON".to_owned(),
+        r#"{"jsonrpc": "2.0", "id": 7, "method": 12}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":2,"method":"ping"}{"jsonrpc":"2.0","id":3,"method":"ping"}"#.to_owned(),
+        format!(r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{"name":"{huge}"}}}}"#),
+    ];
+    for line in &lines {
+        served.send_line(line).await;
+    }
+    let answers = served.finish().await;
+    let by_id = |id: Value| answers.iter().find(|a| a["id"] == id).cloned();
+    assert_eq!(answers[0]["error"]["code"], -32700, "{answers:?}");
+    assert_eq!(
+        by_id(json!(7)).expect("-32600 with its id")["error"]["code"],
+        -32600
+    );
+    assert!(
+        by_id(json!(2)).is_some() && by_id(json!(3)).is_some(),
+        "{answers:?}"
+    );
+    let unknown = by_id(json!(4)).expect("the huge call is answered");
+    let text = unknown.to_string();
+    assert!(
+        text.contains("unknown tool one of 5000000 bytes"),
+        "{}",
+        &text[..text.len().min(300)]
+    );
+    assert!(
+        answers.iter().all(|a| a.to_string().len() < 2_000),
+        "nothing long is echoed"
+    );
 }

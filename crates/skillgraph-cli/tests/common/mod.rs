@@ -123,32 +123,12 @@ pub fn one_upstream() -> serde_json::Value {
     serde_json::json!({"desk": {"command": desk_upstream(), "args": ["--data", data_file()]}})
 }
 
-/// A client that counts `notifications/tools/list_changed`.
-#[derive(Clone, Default)]
-pub struct Watcher {
-    /// Notified at each `notifications/tools/list_changed`.
-    pub changed: std::sync::Arc<tokio::sync::Notify>,
-}
-
-impl rmcp::ClientHandler for Watcher {
-    async fn on_tool_list_changed(
-        &self,
-        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
-    ) {
-        self.changed.notify_one();
-    }
-}
-
-/// `skillgraph serve DIR --http 127.0.0.1:0 ARGS…`, once it listens, with
-/// what it writes to standard error kept; killed when dropped.
+/// `skillgraph serve DIR --http 127.0.0.1:0`, once it listens;
+/// killed when dropped.
 pub struct Served {
     child: std::process::Child,
     /// Its address, `HOST:PORT`.
     pub addr: String,
-    /// Its endpoint, `http://HOST:PORT/mcp`.
-    pub url: String,
-    /// The lines it wrote to standard error after saying where it listens.
-    pub stderr: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl Drop for Served {
@@ -158,14 +138,13 @@ impl Drop for Served {
     }
 }
 
-/// Serve `dir` over HTTP on a free loopback port with `args`.
-pub fn serve_http(dir: &Path, args: &[&str]) -> Served {
+/// Serve `dir` over HTTP on a free loopback port.
+pub fn serve_http(dir: &Path) -> Served {
     use std::io::BufRead;
     let mut child = Command::new(env!("CARGO_BIN_EXE_skillgraph"))
         .arg("serve")
         .arg(dir)
         .args(["--http", "127.0.0.1:0"])
-        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -185,18 +164,7 @@ pub fn serve_http(dir: &Path, args: &[&str]) -> Served {
         .trim_start_matches("http://")
         .trim_end_matches("/mcp")
         .to_owned();
-    // Kept, and drained so that the server never blocks on it.
-    let stderr = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let kept = std::sync::Arc::clone(&stderr);
-    std::thread::spawn(move || {
-        for line in lines.map_while(Result::ok) {
-            kept.lock().expect("not poisoned").push(line);
-        }
-    });
-    Served {
-        child,
-        addr,
-        url,
-        stderr,
-    }
+    // Drained, so that the server never blocks on it.
+    std::thread::spawn(move || lines.map_while(Result::ok).for_each(drop));
+    Served { child, addr }
 }

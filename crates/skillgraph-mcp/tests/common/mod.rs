@@ -1,16 +1,27 @@
-//! What the tests of `serve` share: the server run in this process on a
-//! pair of in-memory pipes, spoken to in raw JSON-RPC lines, as a client
-//! speaks to `skillgraph serve` over standard input and output; and
-//! scratch maps.
+//! What the tests of `serve` share: the server run in this process, over a
+//! pair of in-memory pipes as over standard input and output (spoken to in
+//! raw JSON-RPC lines, [`Served`], or by rmcp's own client, [`connect`]) or
+//! over streamable HTTP on a loopback port ([`HttpServed`]); upstream
+//! servers run in this process too ([`upstream`]); scratch maps; and the
+//! replay of a record.
 
 // Each test file uses only some of these helpers.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+pub mod upstream;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ReadResourceRequestParams, ResourceContents,
+};
+use rmcp::service::{NotificationContext, Peer, RunningService};
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Value, json};
-use skillgraph_mcp::{ServeConfig, ServeError, serve_streams};
+use skillgraph::skill_session::{Event, Graph, first_difference, read_record, replay};
+use skillgraph_mcp::{HttpConfig, ServeConfig, ServeError, serve_http_on, serve_streams};
 use tokio::io::{
     AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf, split,
 };
@@ -18,10 +29,16 @@ use tokio::io::{
 /// A folder holding `map` as its `skillmap.json`, unique to this process:
 /// `name` names the test.
 pub fn map_folder(name: &str, map: &Value) -> PathBuf {
+    let dir = scratch(name);
+    std::fs::write(dir.join("skillmap.json"), map.to_string()).expect("the map is written");
+    dir
+}
+
+/// An empty folder, unique to this process: `name` names the test.
+pub fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("skillgraph-mcp-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a scratch folder can be made");
-    std::fs::write(dir.join("skillmap.json"), map.to_string()).expect("the map is written");
     dir
 }
 
@@ -35,6 +52,73 @@ pub fn one_skill_map(servers: Value, tools: &[&str]) -> Value {
     })
 }
 
+/// The shipped support-desk example.
+pub fn example() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/support-desk")
+}
+
+/// Copy the folder `from` to `to`, with everything in it.
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("a folder can be made");
+    for entry in std::fs::read_dir(from).expect("the folder reads") {
+        let entry = entry.expect("an entry");
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).expect("a file copies");
+        }
+    }
+}
+
+/// The support desk in a scratch folder, its `mcpServers` replaced by
+/// `servers`, and its map changed by `edit`.
+pub fn desk(name: &str, servers: Value, edit: impl FnOnce(&mut Value)) -> PathBuf {
+    let text = std::fs::read_to_string(example().join("skillmap.json")).expect("the example's map");
+    let mut map: Value = serde_json::from_str(&text).expect("the example's map is JSON");
+    map["mcpServers"] = servers;
+    edit(&mut map);
+    let dir = map_folder(name, &map);
+    copy_dir(&example().join("skills"), &dir.join("skills"));
+    dir
+}
+
+/// The one upstream server the shipped desk uses, answering from the
+/// shipped data, in this process.
+pub fn one_upstream() -> Value {
+    json!({"desk": {"url": upstream::desk(upstream::desk_data()).url}})
+}
+
+/// Whether the record `text` replays to itself on the map its `start`
+/// event declares, as `skillgraph replay` checks it; else what parts them.
+pub fn replays_to_itself(text: &str) -> Result<(), String> {
+    let record = read_record(text).map_err(|err| err.to_string())?;
+    let Some(Event::Start(start)) = record.events.first() else {
+        return Err("the record holds no start event".to_owned());
+    };
+    let graph = Graph::new(start.map.to_map()).map_err(|err| err.to_string())?;
+    let replayed = replay(&Arc::new(graph), &record.events).map_err(|err| err.to_string())?;
+    match first_difference(&record.events, &replayed) {
+        None => Ok(()),
+        Some(at) => Err(format!("the replay parts from the record at event {at}")),
+    }
+}
+
+/// `serve_streams` for `config` on a thread of its own, with a runtime of
+/// its own; the client's end of its pipe, and the thread.
+fn serve_on_a_pipe(config: ServeConfig) -> (DuplexStream, JoinHandle<Result<(), ServeError>>) {
+    let (client, server) = tokio::io::duplex(64 * 1024);
+    let (input, output) = split(server);
+    let server = std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(ServeError::Runtime)?;
+        runtime.block_on(serve_streams(&config, input, output))
+    });
+    (client, server)
+}
+
 /// `serve` in this process, and the client's ends of its pipes.
 pub struct Served {
     write: WriteHalf<DuplexStream>,
@@ -46,15 +130,7 @@ pub struct Served {
 impl Served {
     /// Serve `config` on a thread of its own.
     pub fn start(config: ServeConfig) -> Self {
-        let (client, server) = tokio::io::duplex(64 * 1024);
-        let (input, output) = split(server);
-        let server = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .map_err(ServeError::Runtime)?;
-            runtime.block_on(serve_streams(&config, input, output))
-        });
+        let (client, server) = serve_on_a_pipe(config);
         let (read, write) = split(client);
         Served {
             write,
@@ -112,6 +188,27 @@ impl Served {
         self.answer(&json!(id)).await.0
     }
 
+    /// Call `tool` with `arguments` as request `id`; the answer.
+    pub async fn call(&mut self, id: i64, tool: &str, arguments: Value) -> Value {
+        self.request(
+            id,
+            "tools/call",
+            json!({"name": tool, "arguments": arguments}),
+        )
+        .await
+    }
+
+    /// The text of the resource `skillgraph://record`, read as request `id`.
+    pub async fn record(&mut self, id: i64) -> String {
+        let answer = self
+            .request(id, "resources/read", json!({"uri": "skillgraph://record"}))
+            .await;
+        answer["result"]["contents"][0]["text"]
+            .as_str()
+            .expect("the record's text")
+            .to_owned()
+    }
+
     /// The handshake generation's `initialize` and `initialized`.
     pub async fn initialize(&mut self) {
         let answer = self
@@ -133,6 +230,27 @@ impl Served {
             .await;
     }
 
+    /// Close serve's input; every line it wrote after, as JSON, once it
+    /// has ended.
+    pub async fn finish(mut self) -> Vec<Value> {
+        self.write.shutdown().await.expect("the pipe closes");
+        let mut lines = Vec::new();
+        loop {
+            let mut line = String::new();
+            let read = self.read.read_line(&mut line).await.expect("serve writes");
+            if read == 0 {
+                break;
+            }
+            lines.push(serde_json::from_str(&line).expect("every line serve writes is JSON"));
+        }
+        let served = self.server.take().map(JoinHandle::join);
+        assert!(
+            matches!(served, Some(Ok(Ok(())))),
+            "serve ends well: {served:?}"
+        );
+        lines
+    }
+
     /// Close serve's input and wait for it to end.
     pub async fn close(mut self) {
         self.write.shutdown().await.expect("the pipe closes");
@@ -144,4 +262,178 @@ impl Served {
             "serve ends well: {served:?}"
         );
     }
+}
+
+/// A client that is told of each `notifications/tools/list_changed`.
+#[derive(Clone, Default)]
+pub struct Watcher {
+    /// Notified at each `notifications/tools/list_changed`.
+    pub changed: Arc<tokio::sync::Notify>,
+}
+
+impl ClientHandler for Watcher {
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.changed.notify_one();
+    }
+}
+
+/// rmcp's client `handler`, connected to `serve` in this process as over
+/// standard input and output.
+pub struct Connected<H: ClientHandler> {
+    /// The client, past its handshake.
+    pub client: RunningService<RoleClient, H>,
+    /// The thread serve runs on.
+    server: JoinHandle<Result<(), ServeError>>,
+}
+
+/// Serve `config` in this process and connect `handler` to it.
+pub async fn connect<H: ClientHandler>(config: ServeConfig, handler: H) -> Connected<H> {
+    let (pipe, server) = serve_on_a_pipe(config);
+    let client = handler.serve(pipe).await.expect("the handshake succeeds");
+    Connected { client, server }
+}
+
+impl<H: ClientHandler> Connected<H> {
+    /// Serve `config` in this process and connect a client of another
+    /// kind to it: `handshake` takes the client's end of the pipe.
+    pub async fn with<F>(config: ServeConfig, handshake: F) -> Self
+    where
+        F: AsyncFnOnce(DuplexStream) -> RunningService<RoleClient, H>,
+    {
+        let (pipe, server) = serve_on_a_pipe(config);
+        let client = handshake(pipe).await;
+        Connected { client, server }
+    }
+
+    /// Close the client, and wait for serve to end as its input ends.
+    pub async fn close(self) {
+        self.client.cancel().await.expect("the client closes");
+        let served = tokio::task::spawn_blocking(move || self.server.join())
+            .await
+            .expect("the wait ends");
+        assert!(matches!(served, Ok(Ok(()))), "serve ends well: {served:?}");
+    }
+}
+
+impl<H: ClientHandler> std::ops::Deref for Connected<H> {
+    type Target = RunningService<RoleClient, H>;
+
+    fn deref(&self) -> &Self::Target {
+        &self.client
+    }
+}
+
+/// `serve` over streamable HTTP in this process, on a free loopback port,
+/// on a thread and a runtime of its own; stopped when dropped.
+pub struct HttpServed {
+    /// Its address, `HOST:PORT`.
+    pub addr: String,
+    /// Its endpoint, `http://HOST:PORT/mcp`.
+    pub url: String,
+    /// Stops it.
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    /// The thread it runs on.
+    server: Option<JoinHandle<Result<(), ServeError>>>,
+}
+
+impl HttpServed {
+    /// Serve `config` over HTTP as `change` changes the defaults.
+    pub fn start(config: ServeConfig, change: impl FnOnce(&mut HttpConfig)) -> Self {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free loopback port");
+        let bound = listener.local_addr().expect("a bound address");
+        listener
+            .set_nonblocking(true)
+            .expect("the listener is made non-blocking");
+        let mut http = HttpConfig::new(bound);
+        change(&mut http);
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let server = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .map_err(ServeError::Runtime)?;
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener)
+                    .expect("the listener joins the runtime");
+                let shutdown = async {
+                    let _ = stopped.await;
+                };
+                serve_http_on(&config, &http, listener, shutdown).await
+            })
+        });
+        HttpServed {
+            addr: bound.to_string(),
+            url: format!("http://{bound}/mcp"),
+            stop: Some(stop),
+            server: Some(server),
+        }
+    }
+}
+
+impl Drop for HttpServed {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(server) = self.server.take() {
+            let _ = server.join();
+        }
+    }
+}
+
+/// The names of the tools `client` is offered, sorted.
+pub async fn tool_names(client: &Peer<RoleClient>) -> Vec<String> {
+    let mut names: Vec<String> = client
+        .list_all_tools()
+        .await
+        .expect("tools/list answers")
+        .into_iter()
+        .map(|tool| tool.name.to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Call `tool` with `arguments` through `client`.
+pub async fn call(
+    client: &Peer<RoleClient>,
+    tool: &str,
+    arguments: Value,
+) -> Result<CallToolResult, rmcp::ServiceError> {
+    let mut params = CallToolRequestParams::new(tool.to_owned());
+    params.arguments = arguments.as_object().cloned();
+    client.call_tool(params).await
+}
+
+/// The one text a resource read answers with.
+pub async fn resource_text(
+    client: &Peer<RoleClient>,
+    uri: &str,
+) -> Result<String, rmcp::ServiceError> {
+    let read = client
+        .read_resource(ReadResourceRequestParams::new(uri))
+        .await?;
+    match read.contents.into_iter().next() {
+        Some(ResourceContents::TextResourceContents { text, .. }) => Ok(text),
+        other => panic!("{uri} is one text resource, not {other:?}"),
+    }
+}
+
+/// The text blocks of a tool's answer.
+pub fn texts(answer: &CallToolResult) -> Vec<String> {
+    answer
+        .content
+        .iter()
+        .filter_map(|block| block.as_text().map(|text| text.text.clone()))
+        .collect()
+}
+
+/// The record's `move` events, as JSON.
+pub fn moves(record: &str) -> Vec<Value> {
+    record
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).expect("a record line is JSON"))
+        .filter(|event| event["event"] == "move")
+        .collect()
 }

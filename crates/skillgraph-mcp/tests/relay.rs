@@ -1,22 +1,26 @@
 //! What an upstream asks of a client reaches only the client it is for, and
-//! comes back (SPEC §9.5): `skillgraph serve --http` in front of an
-//! upstream served by this test over HTTP, with rmcp clients able to answer
-//! sampling requests and counting the log messages they get. The
+//! comes back (SPEC §9.5): `serve` over HTTP in this process, in front of
+//! an upstream served by this test over HTTP, with rmcp clients able to
+//! answer sampling requests and counting the log messages they get. The
 //! upstream's `ask` tool logs a line, waits, then asks its client to
 //! sample; a request or a line must never reach another client. Its
 //! `confirm` tool answers `input_required` (the sessionless generation's
 //! way to ask), which serve either fulfils for a handshake client or hands
 //! to a sessionless one, whose retry comes back through serve. Its
 //! `chatter` tool sends progress and log lines and answers at once: they
-//! reach the client before the answer does.
+//! reach the client before the answer does. A log line that no one client
+//! is for is kept on standard error, which the tests that look for it
+//! capture ([`Stderr`]).
 
+#![cfg(unix)] // standard error is captured by its file descriptor
 #![allow(deprecated)] // sampling and logging are the handshake generation's
 
 mod common;
 
-use std::convert::Infallible;
-use std::sync::Arc;
+use std::os::fd::{AsFd, OwnedFd};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::model::{
@@ -28,12 +32,12 @@ use rmcp::model::{
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use rmcp::{ClientHandler, ErrorData, RoleClient, RoleServer, ServerHandler, ServiceExt};
 use serde_json::json;
+use skillgraph_mcp::ServeConfig;
 
-use common::{Served, desk, one_upstream, serve_http};
+use common::{HttpServed, desk, one_upstream, scratch, upstream};
 
 /// How long `ask` waits between its log line and its sampling request.
 const PAUSE: Duration = Duration::from_millis(600);
@@ -200,31 +204,80 @@ fn confirm(request: &CallToolRequestParams) -> CallToolResponse {
 
 /// Serve an [`Asker`], `legacy` or not, over streamable HTTP on a free
 /// loopback port; its URL.
-async fn start_asker(legacy: bool) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("a free port");
-    let url = format!("http://{}/mcp", listener.local_addr().expect("bound"));
-    let service = StreamableHttpService::new(
-        move || Ok(Asker { legacy }),
-        Arc::new(LocalSessionManager::default()),
+fn start_asker(legacy: bool) -> String {
+    upstream::serve(
+        move || Asker { legacy },
         StreamableHttpServerConfig::default(),
-    );
-    tokio::spawn(async move {
-        while let Ok((stream, _)) = listener.accept().await {
-            let service = service.clone();
-            tokio::spawn(async move {
-                let handler = hyper::service::service_fn(move |request| {
-                    let service = service.clone();
-                    async move { Ok::<_, Infallible>(service.handle(request).await) }
-                });
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(hyper_util::rt::TokioIo::new(stream), handler)
-                    .await;
-            });
+    )
+}
+
+/// Standard error sent to a file while any test captures it.
+struct Capture {
+    /// The file.
+    file: PathBuf,
+    /// Standard error as it was, put back when the last capture ends.
+    saved: OwnedFd,
+    /// How many captures are going on.
+    holders: usize,
+}
+
+/// The capture going on, if any.
+static CAPTURE: Mutex<Option<Capture>> = Mutex::new(None);
+
+/// What this process writes to its standard error from the capture on:
+/// the lines serve keeps there. Tests capture it side by side, so each
+/// looks for the lines of its own upstream server.
+struct Stderr {
+    /// The file standard error goes to meanwhile.
+    file: PathBuf,
+    /// How much of the file was written before this capture began.
+    from: usize,
+}
+
+impl Stderr {
+    /// Send standard error to a file, unless it goes to one already.
+    fn capture() -> Self {
+        let mut capture = CAPTURE.lock().unwrap_or_else(PoisonError::into_inner);
+        let capture = capture.get_or_insert_with(|| {
+            let saved = std::io::stderr()
+                .as_fd()
+                .try_clone_to_owned()
+                .expect("standard error is kept");
+            let file = scratch("relay-stderr").join("stderr");
+            let into = std::fs::File::create(&file).expect("a file for standard error");
+            nix::unistd::dup2_stderr(&into).expect("standard error goes to the file");
+            Capture {
+                file,
+                saved,
+                holders: 0,
+            }
+        });
+        capture.holders += 1;
+        let written = std::fs::read(&capture.file).expect("the capture reads");
+        Stderr {
+            file: capture.file.clone(),
+            from: written.len(),
         }
-    });
-    url
+    }
+
+    /// What was written since the capture began.
+    fn text(&self) -> String {
+        let written = std::fs::read(&self.file).expect("the capture reads");
+        String::from_utf8_lossy(&written[self.from..]).into_owned()
+    }
+}
+
+impl Drop for Stderr {
+    fn drop(&mut self) {
+        let mut capture = CAPTURE.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(going) = capture.as_mut() {
+            going.holders -= 1;
+            if going.holders == 0 {
+                let _ = nix::unistd::dup2_stderr(&going.saved);
+                *capture = None;
+            }
+        }
+    }
 }
 
 /// A client that answers sampling with its own name and counts the log
@@ -317,7 +370,8 @@ fn first_text(result: &CallToolResult) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_upstreams_request_and_log_line_reach_only_the_client_whose_call_it_came_during() {
-    let served = desk_with_asker("relay-owner", true).await;
+    let stderr = Stderr::capture();
+    let served = desk_with_asker("relay-owner", "asker", true);
     let ann = Person::new("ann");
     let bob = Person::new("bob");
     let ann_client = ann.join(&served.url).await;
@@ -359,7 +413,7 @@ async fn an_upstreams_request_and_log_line_reach_only_the_client_whose_call_it_c
             "{text}"
         );
     }
-    let kept = served.stderr.lock().expect("not poisoned").join("\n");
+    let kept = stderr.text();
     assert!(
         kept.contains("[asker] a log message serve passes to no client"),
         "{kept}"
@@ -373,12 +427,13 @@ async fn an_upstreams_request_and_log_line_reach_only_the_client_whose_call_it_c
     let _ = bob_client.cancel().await;
 }
 
-/// The support desk with an asker beside it, `legacy` or not, `ask` and
-/// `confirm` in triage; served.
-async fn desk_with_asker(name: &str, legacy: bool) -> Served {
-    let asker = start_asker(legacy).await;
+/// The support desk with an asker beside it as the upstream server
+/// `server`, `legacy` or not, `ask`, `confirm`, `declared` and `chatter` in
+/// triage; served.
+fn desk_with_asker(name: &str, server: &str, legacy: bool) -> HttpServed {
+    let asker = start_asker(legacy);
     let mut servers = one_upstream();
-    servers["asker"] = json!({"url": asker});
+    servers[server] = json!({"url": asker});
     let dir = desk(name, servers, |map| {
         let tools = map["skills"]["triage"]["tools"]
             .as_array_mut()
@@ -388,15 +443,16 @@ async fn desk_with_asker(name: &str, legacy: bool) -> Served {
         tools.push(json!({"name": "declared"}));
         tools.push(json!({"name": "chatter"}));
     });
-    serve_http(&dir, &[])
+    HttpServed::start(ServeConfig::new(&dir), |_| {})
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn what_an_upstream_sends_before_its_answer_reaches_the_client_before_the_answer() {
     // rmcp handles an upstream's notifications on tasks of their own and
     // its answer at once; serve keeps their order, in both generations.
+    let stderr = Stderr::capture();
     for legacy in [true, false] {
-        let served = desk_with_asker("relay-order", legacy).await;
+        let served = desk_with_asker(&format!("relay-order-{legacy}"), "chatty", legacy);
         let ann = Person::new("ann");
         let client = ann.join(&served.url).await;
         for round in 1..=5 {
@@ -439,8 +495,11 @@ async fn what_an_upstream_sends_before_its_answer_reaches_the_client_before_the_
             reaches(&bob.lines, CHATTER).await,
             "legacy {legacy}: bob's lines reach bob"
         );
-        let kept = served.stderr.lock().expect("not poisoned").join("\n");
-        assert!(!kept.contains("passes to no client"), "{kept}");
+        let kept = stderr.text();
+        assert!(
+            !kept.contains("[chatty] a log message serve passes to no client"),
+            "{kept}"
+        );
         let _ = client.cancel().await;
         let _ = bob_client.cancel().await;
     }
@@ -448,7 +507,7 @@ async fn what_an_upstream_sends_before_its_answer_reaches_the_client_before_the_
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_input_request_is_fulfilled_for_a_handshake_client_and_handed_to_a_sessionless_one() {
-    let served = desk_with_asker("relay-input", false).await;
+    let served = desk_with_asker("relay-input", "asker", false);
 
     // The handshake generation takes requests: serve asks it, and retries.
     let ann = Person::new("ann");
