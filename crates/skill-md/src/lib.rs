@@ -35,6 +35,10 @@
 //! Characters assigned after Unicode 14 (the reference's Python 3.11) may be
 //! classified differently.
 //!
+//! [`front_matter`] gives a front matter as JSON, every field the author
+//! wrote, as an ordinary YAML 1.2 reader types it (`3` a number, `true` a
+//! boolean): what the skills extension of MCP lists for a skill.
+//!
 //! It must never read a file, print, keep global state, or depend on a
 //! skillgraph crate but `skill-core`: it is pure over the bytes of one file
 //! and the name of its folder, which the `skillgraph` loader passes in.
@@ -45,6 +49,7 @@ use unicode_general_category::{GeneralCategory, get_general_category};
 use unicode_normalization::UnicodeNormalization;
 
 mod allowed_tools;
+mod front_matter;
 mod runbook;
 mod yaml;
 
@@ -249,6 +254,46 @@ pub fn read_skill_md(dir_name: &str, bytes: &[u8]) -> SkillFile {
         }
     }
     file
+}
+
+/// A `SKILL.md`'s front matter as a JSON object: every field the author
+/// wrote, in the order written, as an ordinary YAML 1.2 reader (the core
+/// schema) has it. A plain `3`, `1.5`, `true` or `null` is a number, a
+/// boolean or null (the strict reader of [`read_skill_md`] reads them as
+/// text), a quoted or block scalar a string, a list an array, a mapping an
+/// object; flow collections are read, a repeated key keeps its last value.
+/// A byte-order mark before the opening `---` is skipped, as hosts skip
+/// it.
+///
+/// This is what the skills extension of MCP (`io.modelcontextprotocol/skills`)
+/// lists as a skill's `frontmatter`, which must be identical in content to
+/// the file's, field by field.
+///
+/// `None` when the file is not UTF-8, has no front matter, or its front
+/// matter is not one YAML mapping (not YAML at all, a list, empty), uses a
+/// tag or an alias, a list or mapping as a key, or nests lists and mappings
+/// more than 64 deep: there is then no one reading to list.
+///
+/// ```
+/// let fields = skill_md::front_matter(
+///     b"---\nname: pdf\ndescription: Read PDFs.\nmetadata:\n  version: 2\n  beta: true\n---\nBody\n",
+/// );
+/// let expect = serde_json::json!({
+///     "name": "pdf",
+///     "description": "Read PDFs.",
+///     "metadata": {"version": 2, "beta": true}
+/// });
+/// assert_eq!(fields.map(serde_json::Value::Object), Some(expect));
+/// assert_eq!(skill_md::front_matter(b"---\nname: [unclosed\n---\n"), None);
+/// ```
+pub fn front_matter(bytes: &[u8]) -> Option<serde_json::Map<String, serde_json::Value>> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let text = text.replace("\r\n", "\n").replace('\r', "\n");
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let (front, _) = split_front_matter(text).ok()?;
+    // The line break before the closing `---` is the delimiter's, as hosts
+    // split a file: it ends no block scalar kept with `|+`.
+    front_matter::json(front.strip_suffix('\n').unwrap_or(front))
 }
 
 /// The fault of a file that is not UTF-8, placed at its first bad byte
@@ -705,6 +750,39 @@ mod tests {
             .into_iter()
             .map(|(key, value)| (&*key.leak(), value))
             .collect()
+    }
+
+    /// The front matter as JSON is found as the catalog finds it: after a
+    /// byte-order mark, with `\r\n` line ends; a file that is not UTF-8 or
+    /// has no front matter has none.
+    #[test]
+    fn the_front_matter_as_json_is_every_field_written() {
+        let file = "\u{feff}---\r\nname: refunds\r\ndescription: Refund an order.\r\nallowed-tools: Bash(git:*) Read\r\nlicense: MIT\r\nmetadata:\r\n  owner: billing\r\n  limits:\r\n    max: 250\r\n    manual: false\r\n---\r\nBody\r\n";
+        let fields = front_matter(file.as_bytes()).map(serde_json::Value::Object);
+        assert_eq!(
+            fields,
+            Some(serde_json::json!({
+                "name": "refunds",
+                "description": "Refund an order.",
+                "allowed-tools": "Bash(git:*) Read",
+                "license": "MIT",
+                "metadata": {"owner": "billing", "limits": {"max": 250, "manual": false}}
+            }))
+        );
+        for broken in [
+            &b"---\nname: a\ndescription: caf\xe9\n---\n"[..],
+            b"# Just guidance\n",
+            b"---\nname: a\n",
+            b"---\nname: a\ndescription: Use when: asked\n---\n",
+            b"---\n- a\n---\n",
+        ] {
+            assert_eq!(
+                front_matter(broken),
+                None,
+                "{:?}",
+                String::from_utf8_lossy(broken)
+            );
+        }
     }
 
     #[test]

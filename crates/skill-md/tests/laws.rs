@@ -1,6 +1,7 @@
 //! Laws of the reader, over generated input: it never panics, whatever the
-//! bytes; and every name a fault suggests is itself valid (SPEC §7.4: "every
-//! fix a message suggests is itself valid").
+//! bytes (nor does [`skill_md::front_matter`]); and every name a fault
+//! suggests is itself valid (SPEC §7.4: "every fix a message suggests is
+//! itself valid").
 
 use proptest::prelude::*;
 use skill_md::read_skill_md;
@@ -36,11 +37,14 @@ proptest! {
         let mut file = b"---\n".to_vec();
         file.extend(bytes);
         let _ = read_skill_md("a", &file);
+        let _ = skill_md::front_matter(&file);
     }
 
     #[test]
     fn any_text_front_matter_reads_without_a_panic(text in "[ -~\n:\\-\\[\\]{}|>'\"#&*!]{0,300}") {
-        let _ = read_skill_md("a", format!("---\n{text}\n---\nbody").as_bytes());
+        let file = format!("---\n{text}\n---\nbody");
+        let _ = read_skill_md("a", file.as_bytes());
+        let _ = skill_md::front_matter(file.as_bytes());
     }
 
     #[test]

@@ -3,7 +3,11 @@
 //! `skills/list` with the digest and size of each. A skill read from a
 //! folder serves that folder's files (its `SKILL.md` as written, its
 //! `scripts/`, `references/`, …); a skill declared inline serves its body as
-//! its `SKILL.md`. The files are read once at start-up for their digests and
+//! its `SKILL.md`. Each entry's `frontmatter` is its `SKILL.md`'s front
+//! matter, every field the author wrote, as the extension asks (identical
+//! in content, field by field), `name` and `description` as the loader
+//! resolved them; a skill with no `SKILL.md` of its own has those two alone.
+//! The files are read once at start-up for their digests and
 //! again when a client reads one; a file changed since is served as it is
 //! now, and the client's digest check says so. Reading a file is no read of
 //! the graph: it moves nothing.
@@ -15,7 +19,9 @@ use base64::Engine as _;
 use rmcp::model::{
     ResourceContents, Skill as McpSkill, SkillFrontmatter, SkillResource, SkillResources,
 };
+use serde_json::{Map, Value};
 use skillgraph::skill_core::SkillMap;
+use skillgraph::skill_md;
 
 use crate::warn;
 
@@ -27,6 +33,10 @@ const MAX_FILES: usize = 1_000;
 
 /// The largest file served, in bytes.
 const MAX_FILE: u64 = 16 * 1024 * 1024;
+
+/// The largest front-matter field listed, in bytes of JSON (its name
+/// included).
+const MAX_FIELD: usize = 64 * 1024;
 
 /// Where a served file's bytes are.
 #[derive(Debug)]
@@ -68,6 +78,7 @@ impl SkillFiles {
             let mut sources = Vec::new();
             let folder = skill.folder.as_deref().map(Path::new);
             let mut has_skill_md = false;
+            let mut fields = None;
             if let Some(folder) = folder {
                 let mut found = Vec::new();
                 walk(folder, "", 0, &mut found, &skill.id);
@@ -80,7 +91,10 @@ impl SkillFiles {
                         ));
                         continue;
                     };
-                    has_skill_md |= relative == "SKILL.md";
+                    if relative == "SKILL.md" {
+                        has_skill_md = true;
+                        fields = skill_md::front_matter(&bytes);
+                    }
                     let uri = format!("{base}{}", encode(&relative));
                     listed.push(SkillResource::from_bytes(&uri, &bytes));
                     sources.push((uri, Source::Path(path)));
@@ -93,9 +107,10 @@ impl SkillFiles {
             }
             let entry = McpSkill::new(
                 format!("{base}SKILL.md"),
-                SkillFrontmatter::new(
-                    skill.id.clone(),
-                    skill.description.clone().unwrap_or_default(),
+                frontmatter(
+                    &skill.id,
+                    skill.description.as_deref().unwrap_or_default(),
+                    fields,
                 ),
                 SkillResources::Files(listed),
             );
@@ -152,6 +167,58 @@ impl SkillFiles {
                     .map(|file| file.digest.clone()),
                 _ => None,
             })
+    }
+}
+
+/// A skill's `frontmatter`: `name` (its id) and `description` as the
+/// loader resolved them, then every other field of its `SKILL.md`'s front
+/// matter (`fields`) as written, in the file's order. A field over
+/// [`MAX_FIELD`] bytes of JSON is left out, and said on standard error
+/// (one line a skill).
+fn frontmatter(
+    id: &str,
+    description: &str,
+    fields: Option<Map<String, Value>>,
+) -> SkillFrontmatter {
+    let mut frontmatter = SkillFrontmatter::new(id, description);
+    let mut left_out = Vec::new();
+    for (key, value) in fields.into_iter().flatten() {
+        if key == "name" || key == "description" {
+            continue;
+        }
+        let mut budget = Budget(key.len());
+        if serde_json::to_writer(&mut budget, &value).is_err() {
+            let shown: String = key.chars().take(40).collect();
+            left_out.push(format!("`{}`", shown.escape_debug()));
+            continue;
+        }
+        frontmatter = frontmatter.with_field(key, value);
+    }
+    if !left_out.is_empty() {
+        warn(&format!(
+            "skill \"{}\": skills/list leaves out the front matter field(s) {} of its SKILL.md, each over {} KiB as JSON",
+            id.escape_debug(),
+            left_out.join(", "),
+            MAX_FIELD / 1024
+        ));
+    }
+    frontmatter
+}
+
+/// Bytes of JSON counted as they are written, refused past [`MAX_FIELD`].
+struct Budget(usize);
+
+impl std::io::Write for Budget {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0 += bytes.len();
+        if self.0 > MAX_FIELD {
+            return Err(std::io::Error::other("over the budget"));
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
@@ -304,6 +371,48 @@ mod tests {
             panic!("the inline body reads");
         };
         assert_eq!(text, "Be brief.");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A skill read from a `SKILL.md` lists every field of its front
+    /// matter, but one over 64 KiB of JSON; a skill declared inline lists
+    /// its name and description alone.
+    #[test]
+    fn the_frontmatter_is_every_field_of_the_skill_md_within_bounds() {
+        let dir = scratch("frontmatter");
+        let big = "x".repeat(MAX_FIELD);
+        std::fs::write(
+            dir.join("SKILL.md"),
+            format!("---\nname: refunds\ndescription: Refund an order.\nallowed-tools: Read\nhuge: {big}\nmetadata:\n  owner: billing\n  max: 250\n---\nBody"),
+        )
+        .unwrap();
+        let mut skill = Skill::new("refunds");
+        skill.description = Some("Refund an order.".into());
+        skill.folder = Some(dir.display().to_string());
+        let mut inline = Skill::new("faq");
+        inline.description = Some("Answer questions.".into());
+        let mut map = SkillMap {
+            skills: vec![skill, inline],
+            ..SkillMap::default()
+        };
+        let files = SkillFiles::gather(&mut map, |_| false, true);
+        let listed: Vec<Value> = files
+            .entries
+            .iter()
+            .map(|entry| serde_json::to_value(&entry.frontmatter).unwrap())
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                serde_json::json!({
+                    "name": "refunds",
+                    "description": "Refund an order.",
+                    "allowed-tools": "Read",
+                    "metadata": {"owner": "billing", "max": 250}
+                }),
+                serde_json::json!({"name": "faq", "description": "Answer questions."})
+            ]
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 
