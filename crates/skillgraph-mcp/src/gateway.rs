@@ -44,6 +44,16 @@ use crate::warn;
 /// The record's resource.
 pub(crate) const RECORD_URI: &str = "skillgraph://record";
 
+/// The methods of the handshake generation that the 2026-07-28 revision
+/// removed.
+const REMOVED_METHODS: [&str; 5] = [
+    "initialize",
+    "ping",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+];
+
 /// The record of one run over HTTP, by its handle.
 const RECORD_TEMPLATE: &str = "skillgraph://record/{run}";
 
@@ -775,13 +785,18 @@ impl ServerHandler for Gateway {
     async fn on_custom_request(
         &self,
         request: CustomRequest,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
-        // A known method whose params did not fit, or a method name too long
-        // to repeat (SPEC §9.7): over HTTP they reach this handler, over
-        // stdio the transport answers them first. Any other method is not
-        // served here.
+        // A method the 2026-07-28 revision removed is not found on the
+        // sessionless generation (`-32601`, HTTP 404), whatever its params.
+        // Else a known method whose params did not fit, or a method name too
+        // long to repeat (SPEC §9.7): over HTTP they reach this handler,
+        // over stdio the transport answers them first. Any other method is
+        // not served here.
+        let removed = Generation::of(&context) == Generation::Sessionless
+            && REMOVED_METHODS.contains(&request.method.as_str());
         Err(crate::malformed::refusal(&request)
+            .filter(|_| !removed)
             .unwrap_or_else(|| ErrorData::new(ErrorCode::METHOD_NOT_FOUND, request.method, None)))
     }
 

@@ -94,13 +94,15 @@ pub(crate) fn refusal(request: &CustomRequest) -> Option<ErrorData> {
         if let Some(params) = &request.params {
             body.insert("params".to_owned(), params.clone());
         }
-        let why = match misfit(&Value::Object(body)) {
-            Some(error) => format!(": {}", cut(&error.to_string())),
-            None => String::new(),
-        };
+        // Params that fit a known method rmcp still read as custom: a
+        // method this generation does not serve (the 2026-07-28 revision
+        // removed `initialize`, `ping`, `logging/setLevel`, subscriptions),
+        // which the handler answers as not found (`-32601`, HTTP 404).
+        let error = misfit(&Value::Object(body))?;
         return Some(ErrorData::invalid_params(
             format!(
-                "the params of this {method} request do not fit {method}{why}; send them as the MCP schema gives them"
+                "the params of this {method} request do not fit {method}: {}; send them as the MCP schema gives them",
+                cut(&error.to_string())
             ),
             None,
         ));
@@ -159,6 +161,20 @@ mod tests {
         .expect("logging/setLevel is known");
         assert_eq!(refused.code, ErrorCode::INVALID_PARAMS);
         assert!(refused.message.len() < 2 * MAX_ECHO, "{}", refused.message);
+    }
+
+    #[test]
+    fn a_known_method_whose_params_fit_is_left_to_the_handler() {
+        // The 2026-07-28 revision removed these: a sessionless `ping` or
+        // `initialize` is a method not found (`-32601`, HTTP 404), not a
+        // malformed one.
+        assert!(refusal(&custom("ping", serde_json::json!({}))).is_none());
+        let hello = serde_json::json!({
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "c", "version": "1"}
+        });
+        assert!(refusal(&custom("initialize", hello)).is_none());
     }
 
     #[test]

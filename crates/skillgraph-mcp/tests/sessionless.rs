@@ -459,3 +459,17 @@ fn a_request_needing_an_undeclared_capability_is_refused_naming_it() {
         "{answer}"
     );
 }
+
+#[test]
+fn a_method_the_newest_revision_removed_is_not_found_and_a_malformed_known_one_is_invalid() {
+    // SEP-2575: a removed method is 404 with -32601 on the sessionless
+    // generation, whatever its params; a served method whose params do not
+    // fit is -32602 (SPEC §9.7).
+    for (method, params) in [("initialize", json!({})), ("ping", json!({}))] {
+        let (status, answer) = post(method, params, json!({}));
+        assert_eq!(status, 404, "{method}: {answer}");
+        assert_eq!(answer["error"]["code"], json!(-32601), "{method}: {answer}");
+    }
+    let (_, answer) = post("tools/call", json!({"name": 42}), json!({}));
+    assert_eq!(answer["error"]["code"], json!(-32602), "{answer}");
+}
