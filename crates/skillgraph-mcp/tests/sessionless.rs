@@ -8,7 +8,9 @@
 //! `input_required` on `prompts/get` is relayed; a request needing a
 //! capability the client did not declare is refused with `-32021`.
 
-use std::convert::Infallible;
+mod common;
+
+use common::upstream;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
@@ -24,8 +26,7 @@ use rmcp::model::{
     ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use skillgraph_mcp::{HttpConfig, ServeConfig, serve_http};
@@ -201,39 +202,9 @@ impl ServerHandler for Upstream {
 }
 
 /// Serve [`Upstream`] over streamable HTTP on a free loopback port, on a
-/// runtime of its own; its URL.
+/// thread of its own; its URL.
 fn start_upstream() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("a free port");
-    let url = format!("http://{}/mcp", listener.local_addr().expect("bound"));
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .expect("a runtime");
-        runtime.block_on(async move {
-            listener.set_nonblocking(true).expect("non-blocking");
-            let listener = tokio::net::TcpListener::from_std(listener).expect("a listener");
-            let service = StreamableHttpService::new(
-                || Ok(Upstream),
-                Arc::new(LocalSessionManager::default()),
-                StreamableHttpServerConfig::default(),
-            );
-            while let Ok((stream, _)) = listener.accept().await {
-                let service = service.clone();
-                tokio::spawn(async move {
-                    let handler = hyper::service::service_fn(move |request| {
-                        let service = service.clone();
-                        async move { Ok::<_, Infallible>(service.handle(request).await) }
-                    });
-                    let _ = hyper::server::conn::http1::Builder::new()
-                        .serve_connection(hyper_util::rt::TokioIo::new(stream), handler)
-                        .await;
-                });
-            }
-        });
-    });
-    url
+    upstream::serve(|| Upstream, StreamableHttpServerConfig::default())
 }
 
 /// A map whose one skill carries every tool of the upstream at `url`.
