@@ -599,10 +599,15 @@ impl ConflictRecord {
 
 /// The first [`RESULT_HEAD_BYTES`] of `text`, cut on a character boundary.
 pub(crate) fn head(text: &str) -> &str {
-    if text.len() <= RESULT_HEAD_BYTES {
+    head_within(text, RESULT_HEAD_BYTES)
+}
+
+/// The first `bytes` of `text` at most, cut on a character boundary.
+pub(crate) fn head_within(text: &str, bytes: usize) -> &str {
+    if text.len() <= bytes {
         return text;
     }
-    let mut end = RESULT_HEAD_BYTES;
+    let mut end = bytes;
     while !text.is_char_boundary(end) {
         end -= 1;
     }

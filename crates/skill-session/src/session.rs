@@ -17,6 +17,7 @@ use crate::graph::Graph;
 use crate::record::{
     CallEvent, CallPolicy, ConflictRecord, Event, GuardRecord, MoveBy, MoveEvent, OfferEvent,
     Posture, ReadEvent, Refusal, ResultEvent, RoutedRecord, StartEvent, TurnEvent, head,
+    head_within,
 };
 
 /// A skill's body as the model is shown it outside a tool answer: inside
@@ -131,15 +132,6 @@ pub enum ReadError {
 /// The longest unknown id an answer repeats back; a longer one is only
 /// measured, so that a huge id is never echoed.
 pub const MAX_ID_ECHO: usize = 256;
-
-/// `text` cut to at most [`MAX_ID_ECHO`] bytes, on a character boundary.
-fn cut_echo(text: &str) -> &str {
-    let mut end = text.len().min(MAX_ID_ECHO);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
-}
 
 /// `id "x"`, or `an id of N bytes` past [`MAX_ID_ECHO`].
 fn shown_id(id: &str) -> String {
@@ -692,7 +684,7 @@ impl Session {
     pub fn refuse_read(&mut self, id: &str, refusal: Refusal) {
         let read = ReadEvent {
             iteration: self.iteration,
-            id: cut_echo(id).to_owned(),
+            id: head_within(id, MAX_ID_ECHO).to_owned(),
             class: TargetClass::Unreachable,
             accepted: false,
             refusal: Some(refusal),
@@ -828,18 +820,14 @@ impl Session {
     /// answering `call` when given: a replay has only the recorded head of
     /// a long result, and records the length the original had.
     pub(crate) fn observe_measured(&mut self, call: Option<u64>, result: ToolResult, bytes: usize) {
-        let offered = self.offers_call(&result.tool_name);
-        let call = self.close_call(&result.tool_name, call);
-        self.events.push(Event::Result(ResultEvent {
-            iteration: self.iteration,
-            tool_name: result.tool_name.clone(),
+        let kept = head(&result.result).to_owned();
+        self.record_result(
+            &result.tool_name,
             call,
-            status: result.status.clone(),
-            bytes,
-            result: head(&result.result).to_owned(),
-            offered,
-            error: None,
-        }));
+            result.status.clone(),
+            (bytes, kept),
+            None,
+        );
         self.results.push(result);
     }
 
@@ -861,17 +849,31 @@ impl Session {
 
     /// A call of `tool` that got no answer to route on, for `why`.
     fn observe_unanswered(&mut self, tool: &str, call: Option<u64>, why: &str) {
+        self.record_result(tool, call, None, (0, String::new()), Some(why.to_owned()));
+    }
+
+    /// Record a `result` of `tool` answering `call` (see
+    /// [`close_call`](Self::close_call)): its status, its length and kept
+    /// head, and why it failed, if it did; offered as the call gate counts.
+    fn record_result(
+        &mut self,
+        tool: &str,
+        call: Option<u64>,
+        status: Option<String>,
+        (bytes, result): (usize, String),
+        error: Option<String>,
+    ) {
         let offered = self.offers_call(tool);
         let call = self.close_call(tool, call);
         self.events.push(Event::Result(ResultEvent {
             iteration: self.iteration,
             tool_name: tool.to_owned(),
             call,
-            status: None,
-            bytes: 0,
-            result: String::new(),
+            status,
+            bytes,
+            result,
             offered,
-            error: Some(why.to_owned()),
+            error,
         }));
     }
 
@@ -887,18 +889,8 @@ impl Session {
             result: String::new(),
             status: Some(ResultStatus::Failure.as_str().to_owned()),
         };
-        let offered = self.offers_call(tool);
-        let call = self.close_call(tool, call);
-        self.events.push(Event::Result(ResultEvent {
-            iteration: self.iteration,
-            tool_name: failure.tool_name.clone(),
-            call,
-            status: failure.status.clone(),
-            bytes: 0,
-            result: String::new(),
-            offered,
-            error: Some(head(error).to_owned()),
-        }));
+        let why = Some(head(error).to_owned());
+        self.record_result(tool, call, failure.status.clone(), (0, String::new()), why);
         self.results.push(failure);
     }
 
