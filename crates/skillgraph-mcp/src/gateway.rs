@@ -180,19 +180,20 @@ impl Gateway {
                 .collect();
             return Err(translate::unknown_tool(&name, &upstream));
         }
-        let given = self.resume(&mut request, generation)?;
+        // Over HTTP a sessionless run goes by its handle (SPEC §9.4).
+        let handles = self.hub.runs.is_some() && generation == Generation::Sessionless;
+        let given = self.resume(&mut request, handles)?;
         let (slot, handle) = match self.run_of_call(generation, &context, &mut request.arguments)? {
             Ok(found) => found,
             Err(answer) => return Ok(CallToolResponse::Complete(answer)),
         };
-        let handles = self.hub.runs.is_some() && generation == Generation::Sessionless;
         let run_handle = handle.clone().or(given).filter(|_| handles);
         let _facts = RunFacts::gather(span, &slot, run_handle.clone(), &self.hub.graph);
         let caller = self.caller(&context);
         self.hub.upstreams.relay().set_client(&caller);
         let (mut answer, changed) = match name.as_ref() {
             "read_skill" => doorway::step(&slot, generation, |run| {
-                translate::read(run, request.arguments.as_ref(), generation)
+                translate::read(run, request.arguments.take(), generation)
             })?,
             "list_skills" => (
                 doorway::step(&slot, generation, |run| {
@@ -234,8 +235,9 @@ impl Gateway {
     }
 
     /// A retry after `input_required` brings back the state serve sealed
-    /// (SPEC §9.7): the upstream gets its own state back and, over HTTP, the
-    /// run goes back into the arguments. The handle the call names, if any.
+    /// (SPEC §9.7): the upstream gets its own state back and, where runs go
+    /// by `handles`, the run goes back into the arguments. The handle the
+    /// call names, if any.
     ///
     /// # Errors
     ///
@@ -243,9 +245,8 @@ impl Gateway {
     fn resume(
         &self,
         request: &mut CallToolRequestParams,
-        generation: Generation,
+        handles: bool,
     ) -> Result<Option<String>, ErrorData> {
-        let handles = self.hub.runs.is_some() && generation == Generation::Sessionless;
         let sealer = self.hub.upstreams.sealer();
         let resumed = sealer.reopen(Purpose::Tool(&request.name), &mut request.request_state)?;
         if handles && let Some(run) = resumed {
@@ -795,8 +796,12 @@ impl ServerHandler for Gateway {
         // not served here.
         let removed = Generation::of(&context) == Generation::Sessionless
             && REMOVED_METHODS.contains(&request.method.as_str());
-        Err(crate::malformed::refusal(&request)
-            .filter(|_| !removed)
+        let malformed = if removed {
+            None
+        } else {
+            crate::malformed::refusal(&request)
+        };
+        Err(malformed
             .unwrap_or_else(|| ErrorData::new(ErrorCode::METHOD_NOT_FOUND, request.method, None)))
     }
 

@@ -151,6 +151,11 @@ impl Caller {
         self
     }
 
+    /// What a sessionless client declared with the request it is making.
+    pub(crate) fn declared_now(&self) -> Option<&ClientCapabilities> {
+        self.declared_now.as_ref()
+    }
+
     /// The capabilities an upstream asked this sessionless request's client
     /// for that it did not declare, by name; empty when none.
     pub(crate) fn missing(&self) -> BTreeSet<&'static str> {

@@ -39,10 +39,10 @@ pub(crate) enum Admission {
 /// run's position (SPEC §9.3). `true` with it: the active skills changed.
 pub(crate) fn read(
     run: &mut Run,
-    arguments: Option<&JsonObject>,
+    arguments: Option<JsonObject>,
     generation: Generation,
 ) -> (CallToolResult, bool) {
-    let input = arguments.map_or(Value::Null, |arguments| Value::Object(arguments.clone()));
+    let input = arguments.map_or(Value::Null, Value::Object);
     let read = run.read_input(&input);
     let mut content = vec![ContentBlock::text(read.text)];
     if generation == Generation::Sessionless {

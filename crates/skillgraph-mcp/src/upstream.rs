@@ -360,7 +360,6 @@ impl Upstreams {
             Generation::Handshake
         };
         let link = upstream.link(generation).await;
-        let declared = capabilities.clone();
         let mut meta = forwarded_meta(params.meta.take(), capabilities, link.sessionless());
         // The call's own span; its trace context goes upstream in `_meta`.
         let forward = span.forward(&upstream.name, &name);
@@ -372,7 +371,6 @@ impl Upstreams {
             link,
             name: &name,
             caller: &caller,
-            declared: declared.as_ref(),
             progress: progress.as_ref(),
             meta: &meta,
             forward: &forward,
@@ -405,8 +403,6 @@ struct Forwarding<'c> {
     link: &'c Link,
     name: &'c str,
     caller: &'c Caller,
-    /// What the client declared, on the sessionless generation.
-    declared: Option<&'c ClientCapabilities>,
     progress: Option<&'c ProgressToken>,
     meta: &'c Option<RequestMetaObject>,
     forward: &'c ForwardSpan,
@@ -513,7 +509,8 @@ async fn answered(
             }
         }
         Ok(ServerResult::InputRequiredResult(asked)) => {
-            let missing = capability::undeclared(asked.input_requests.as_ref(), call.declared);
+            let missing =
+                capability::undeclared(asked.input_requests.as_ref(), call.caller.declared_now());
             if missing.is_empty() {
                 Ok(Answer::InputRequired(asked))
             } else {
