@@ -442,6 +442,18 @@ pub struct HttpArgs {
     /// The most runs held at once; the least recently used idle run goes first.
     #[arg(long, value_name = "N", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..), requires = "http")]
     max_runs: u64,
+    /// The most runs one principal holds at once; at it, its own least recently used idle run goes (default: a tenth of --max-runs, at least 10; with --auth-tokens).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), requires = "http")]
+    max_runs_per_principal: Option<u64>,
+    /// The runs one principal may start a minute, in bursts of a tenth of it (at least 10); past it, 429 with Retry-After.
+    #[arg(long, value_name = "N", default_value_t = 600, value_parser = clap::value_parser!(u32).range(1..), requires = "http")]
+    new_runs_per_minute: u32,
+    /// The most connections held at once (never more than `ulimit -n` leaves room for); at it, the connection stalled longest makes room.
+    #[arg(long, value_name = "N", default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..), requires = "http")]
+    max_connections: u64,
+    /// How long a client may take to send a request body after its head: seconds, or a number with s, m, h or d (408 and closed beyond it).
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration, requires = "http")]
+    body_timeout: std::time::Duration,
 }
 
 impl HttpArgs {
@@ -458,6 +470,12 @@ impl HttpArgs {
         config.auth_tokens = self.auth_tokens;
         config.run_ttl = self.run_ttl;
         config.max_runs = usize::try_from(self.max_runs).unwrap_or(usize::MAX);
+        config.max_runs_per_principal = self
+            .max_runs_per_principal
+            .map(|quota| usize::try_from(quota).unwrap_or(usize::MAX));
+        config.new_runs_per_minute = self.new_runs_per_minute;
+        config.max_connections = usize::try_from(self.max_connections).unwrap_or(usize::MAX);
+        config.body_timeout = self.body_timeout;
         Some(config)
     }
 }

@@ -34,7 +34,7 @@ use crate::doorway;
 use crate::echo::shown;
 use crate::hub::Hub;
 use crate::relay::Caller;
-use crate::runs::{Generation, RUN_ARGUMENT, RUN_META, Slot, lock};
+use crate::runs::{Generation, RUN_ARGUMENT, RUN_META, Runs, Slot, lock};
 use crate::sealed::{Purpose, Sealer};
 use crate::spans::{RequestSpan, RunFacts, Target};
 use crate::translate::{self, Admission};
@@ -138,6 +138,19 @@ impl Forwarded<'_> {
     }
 }
 
+/// A sessionless run's call under way: when it ends, however it ends, the
+/// run's time to live starts again.
+struct Answered<'a> {
+    handle: String,
+    runs: &'a Runs,
+}
+
+impl Drop for Answered<'_> {
+    fn drop(&mut self) {
+        self.runs.answered(&self.handle);
+    }
+}
+
 impl Gateway {
     /// A connection to the runs of `hub`.
     pub(crate) fn new(hub: Arc<Hub>) -> Self {
@@ -188,6 +201,11 @@ impl Gateway {
             Err(answer) => return Ok(CallToolResponse::Complete(answer)),
         };
         let run_handle = handle.clone().or(given).filter(|_| handles);
+        // The run's time to live counts from this call's end (SPEC §9.8).
+        let _answered = run_handle
+            .clone()
+            .zip(self.hub.runs.as_ref())
+            .map(|(handle, runs)| Answered { handle, runs });
         let _facts = RunFacts::gather(span, &slot, run_handle.clone(), &self.hub.graph);
         let caller = self.caller(&context);
         self.hub.upstreams.relay().set_client(&caller);
@@ -420,9 +438,9 @@ impl Gateway {
                 Ok(
                     match runs.insert(handle.clone(), Arc::clone(&slot), principal)? {
                         Ok(()) => Ok((slot, Some(handle))),
-                        Err(full) => {
+                        Err(no_room) => {
                             runs.discard_record(&handle);
-                            Err(translate::refusal(full))
+                            Err(translate::refusal(no_room.say()))
                         }
                     },
                 )

@@ -1,44 +1,68 @@
 //! `serve --http` (SPEC §9.8): rmcp's streamable-HTTP service on `/mcp`,
 //! served by hyper, behind the checks rmcp leaves to its host. rmcp checks
-//! the `Host` header (403), a browser's `Origin` (403), the body's size
-//! (413) and type (415) and the 2026-07-28 header rules (400 with
-//! `-32020`); this layer answers other paths (404) and, with
-//! `--auth-tokens`, every request without a known bearer token (401 with
-//! `WWW-Authenticate`). The principal a token names rides in the request's
-//! extensions to the gateway, which binds each run to it; a handshake
-//! session is bound here, so that another principal's request for it is
-//! answered as an unknown session is.
+//! the `Host` header (403), a browser's `Origin` (403), the body's type
+//! (415) and the 2026-07-28 header rules (400 with `-32020`); this layer is
+//! the front door before it:
+//!
+//! - the connections held ([`door`]): a cap, the stalled ones making room,
+//!   accepts backed off, a head within 10 s;
+//! - other paths (404), and with `--auth-tokens` every request without a
+//!   known bearer token (401 with `WWW-Authenticate`, and the connection
+//!   closed);
+//! - strict HTTP ([`strict`]), the body read here within `--body-timeout`
+//!   (408) and `--max-body` (413), and parsed at most [`PARSING`] at once;
+//! - the new-run rate (429 with `Retry-After`) and the quotas of handshake
+//!   sessions per principal ([`shares`](crate::shares)).
+//!
+//! The principal a token names rides in the request's extensions to the
+//! gateway, which binds each run to it; a handshake session is bound here,
+//! so that another principal's request for it is answered as an unknown
+//! session is.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http::{HeaderValue, Request, Response, StatusCode, header};
-use http_body_util::{BodyExt, Full, combinators::BoxBody};
+use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::{SessionId, SessionManager};
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use sha2::{Digest, Sha256};
-use subtle::ConstantTimeEq;
 use tokio::net::TcpListener;
 
-use crate::echo::cut;
+use crate::echo::{cut, shown};
 use crate::gateway::{Gateway, Principal};
 use crate::hub::Hub;
+use crate::limits::Limits;
+use crate::shares::Rates;
 use crate::warn;
+
+mod bodies;
+mod door;
+mod sessions;
+mod strict;
+mod tokens;
+
+use bodies::{Answer, Guarded, Parsing, Turn, Unread};
+use door::{Admitted, Conn, Door};
+use sessions::Sessions;
+
+pub(crate) use tokens::Tokens;
+pub use tokens::TokensError;
+use tokens::bearer_token;
 
 /// The path the server answers on.
 const PATH: &str = "/mcp";
 
-/// How long a client may take to send a request's head.
-const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
+/// How many request bodies are parsed at once (by rmcp, after [`strict`]
+/// has walked them); the others wait their turn.
+pub(crate) const PARSING: usize = 8;
 
 /// The header of a handshake session.
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -64,12 +88,37 @@ pub struct HttpConfig {
     pub run_ttl: Duration,
     /// The most runs held at once (`--max-runs`).
     pub max_runs: usize,
+    /// The most runs one principal holds at once
+    /// (`--max-runs-per-principal`); `None`: a tenth of `max_runs`, at
+    /// least 10. Without `--auth-tokens` every client is the one anonymous
+    /// principal, and only `max_runs` applies.
+    pub max_runs_per_principal: Option<usize>,
+    /// The runs a principal may start a minute (`--new-runs-per-minute`),
+    /// in bursts of a tenth of it (at least 10).
+    pub new_runs_per_minute: u32,
+    /// The most connections held at once (`--max-connections`), lowered to
+    /// what the process's file descriptors leave room for.
+    pub max_connections: usize,
+    /// How long a client may take to send a request's head.
+    pub head_timeout: Duration,
+    /// How long a client may take to send a body, from the end of its head
+    /// (`--body-timeout`).
+    pub body_timeout: Duration,
 }
 
 impl HttpConfig {
+    /// The runs one principal may hold: `max_runs_per_principal`, or a
+    /// tenth of `max_runs` (at least 10).
+    pub(crate) fn quota(&self) -> usize {
+        self.max_runs_per_principal
+            .unwrap_or_else(|| crate::shares::default_quota(self.max_runs))
+    }
+
     /// Listen at `addr` with the defaults: the loopback host names, the
     /// loopback origins, 4 MiB bodies, no tokens, a 24 h time to live,
-    /// 10,000 runs.
+    /// 10,000 runs (a tenth of them per principal), 600 new runs a minute
+    /// per principal, 1,024 connections, a head within 10 s and a body
+    /// within 30 s.
     pub fn new(addr: SocketAddr) -> Self {
         HttpConfig {
             addr,
@@ -82,99 +131,26 @@ impl HttpConfig {
             auth_tokens: None,
             run_ttl: Duration::from_secs(24 * 3600),
             max_runs: 10_000,
+            max_runs_per_principal: None,
+            new_runs_per_minute: 600,
+            max_connections: 1024,
+            head_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(30),
         }
     }
 }
 
-/// A line of an `--auth-tokens` file that cannot be read.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "{path}:{line}: {reason}; each line is `PRINCIPAL TOKEN_SHA256`: a name and the 64 hexadecimal digits of the token's SHA-256 (`printf %s TOKEN | sha256sum`)"
-)]
-pub struct TokensError {
-    /// The file.
-    pub path: String,
-    /// The line, from 1 (0: the file itself).
-    pub line: usize,
-    /// What is wrong with it.
-    pub reason: String,
-}
-
-/// The principals and the digests of their tokens.
-#[derive(Debug)]
-pub(crate) struct Tokens(Vec<(String, [u8; 32])>);
-
-impl Tokens {
-    /// Read an `--auth-tokens` file: lines `PRINCIPAL TOKEN_SHA256`, blank
-    /// lines and `#` comments skipped.
-    pub(crate) fn read(path: &Path) -> Result<Self, TokensError> {
-        let fault = |line: usize, reason: String| TokensError {
-            path: path.display().to_string(),
-            line,
-            reason,
-        };
-        let text = std::fs::read_to_string(path).map_err(|err| fault(0, err.to_string()))?;
-        Self::parse(&text).map_err(|(line, reason)| fault(line, reason))
-    }
-
-    fn parse(text: &str) -> Result<Self, (usize, String)> {
-        let mut tokens = Vec::new();
-        for (index, line) in text.lines().enumerate() {
-            let number = index + 1;
-            let line = line.trim();
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let mut words = line.split_whitespace();
-            let (Some(principal), Some(digest), None) = (words.next(), words.next(), words.next())
-            else {
-                return Err((number, "the line is not two words".to_owned()));
-            };
-            let digest = decode_digest(digest).ok_or_else(|| {
-                (
-                    number,
-                    format!("the digest of \"{principal}\" is not 64 hexadecimal digits"),
-                )
-            })?;
-            tokens.push((principal.to_owned(), digest));
-        }
-        if tokens.is_empty() {
-            return Err((0, "the file names no principal".to_owned()));
-        }
-        Ok(Tokens(tokens))
-    }
-
-    /// The principal whose token is `token`. Every digest is compared, in
-    /// constant time, whichever matches.
-    fn principal(&self, token: &str) -> Option<&str> {
-        let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
-        let mut found = None;
-        for (principal, expected) in &self.0 {
-            if bool::from(digest.ct_eq(expected)) {
-                found = Some(principal.as_str());
-            }
-        }
-        found
-    }
-}
-
-fn decode_digest(hex: &str) -> Option<[u8; 32]> {
-    if hex.len() != 64 {
-        return None;
-    }
-    let mut digest = [0u8; 32];
-    for (byte, pair) in digest.iter_mut().zip(hex.as_bytes().chunks(2)) {
-        let text = std::str::from_utf8(pair).ok()?;
-        *byte = u8::from_str_radix(text, 16).ok()?;
-    }
-    Some(digest)
-}
-
-type Body = BoxBody<Bytes, Infallible>;
-
-fn plain(status: StatusCode, text: &'static str) -> Response<Body> {
-    let mut response = Response::new(Full::new(Bytes::from_static(text.as_bytes())).boxed());
+fn plain(status: StatusCode, text: impl Into<Bytes>) -> Response<Answer> {
+    let mut response = Response::new(Full::new(text.into()).boxed());
     *response.status_mut() = status;
+    response
+}
+
+/// `response`, after which the connection is closed.
+fn closing(mut response: Response<Answer>) -> Response<Answer> {
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
     response
 }
 
@@ -183,78 +159,33 @@ fn plain(status: StatusCode, text: &'static str) -> Response<Body> {
 /// answers it as an unknown session, after every check of its own.
 const NO_SESSION: &str = "not-a-session";
 
-/// A handshake session as this layer knows it.
-struct Held {
-    /// The principal it is bound to (with `--auth-tokens`).
-    principal: Option<String>,
-    /// When a request naming it last ended.
-    last: Instant,
-    /// Requests naming it whose answers are not sent whole yet.
-    busy: usize,
-}
-
-/// The handshake sessions this layer holds, by id. A session it does not
-/// hold for the request's principal is answered as unknown.
-type Table = Arc<Mutex<HashMap<String, Held>>>;
-
-/// A request naming a held session: the session counts as busy until this
-/// is dropped, with the answer's last byte sent or the request abandoned.
-struct InFlight {
-    table: Table,
-    session: String,
-}
-
-impl Drop for InFlight {
-    fn drop(&mut self) {
-        if let Ok(mut table) = self.table.lock()
-            && let Some(held) = table.get_mut(&self.session)
-        {
-            held.busy = held.busy.saturating_sub(1);
-            held.last = Instant::now();
-        }
-    }
-}
-
-/// An answer's body that keeps its request [`InFlight`] while it streams.
-struct Guarded {
-    body: Body,
-    _in_flight: InFlight,
-}
-
-impl hyper::body::Body for Guarded {
-    type Data = Bytes;
-    type Error = Infallible;
-
-    fn poll_frame(
-        self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, Infallible>>> {
-        std::pin::Pin::new(&mut self.get_mut().body).poll_frame(cx)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.body.is_end_stream()
-    }
-
-    fn size_hint(&self) -> hyper::body::SizeHint {
-        self.body.size_hint()
-    }
-}
-
-/// What stands before rmcp's service: the path, the tokens, and the
-/// handshake sessions, each with its principal, at most `max_sessions`.
+/// What stands before rmcp's service: the path, the tokens, strict HTTP,
+/// the bodies and their parsing, the new-run rate and the handshake
+/// sessions, each with its principal.
 struct Front {
     service: StreamableHttpService<Gateway, LocalSessionManager>,
     manager: Arc<LocalSessionManager>,
+    hub: Arc<Hub>,
     tokens: Option<Tokens>,
-    sessions: Table,
-    max_sessions: usize,
-    /// How long rmcp keeps an idle session (`--run-ttl`).
-    ttl: Duration,
+    sessions: Sessions,
+    allowed_hosts: Vec<String>,
+    max_body: usize,
+    body_timeout: Duration,
+    parsing: Parsing,
+    rates: Rates,
+    limits: Arc<Limits>,
 }
 
 impl Front {
-    async fn handle(&self, mut request: Request<Incoming>) -> Response<Body> {
+    async fn handle(
+        &self,
+        mut request: Request<Incoming>,
+        answering: &Answering,
+    ) -> Response<Answer> {
+        if let Err(refused) = strict::head(request.uri(), request.headers(), &self.allowed_hosts) {
+            self.limits.strict.reached();
+            return closing(plain(StatusCode::BAD_REQUEST, refused.message()));
+        }
         if request.uri().path() != PATH {
             return plain(
                 StatusCode::NOT_FOUND,
@@ -263,28 +194,58 @@ impl Front {
         }
         let principal = match self.authenticate(&mut request) {
             Ok(principal) => principal,
-            Err(refused) => return *refused,
+            // Held no longer: the connection closes with the answer.
+            Err(refused) => return closing(*refused),
         };
-        let session = request
-            .headers()
+        let (mut parts, body) = request.into_parts();
+        let bytes = match bodies::read(&parts.headers, body, self.max_body, self.body_timeout).await
+        {
+            Ok(bytes) => bytes,
+            Err(unread) => return closing(self.unread(unread)),
+        };
+        answering.busy();
+        let session = parts
+            .headers
             .get(SESSION_HEADER)
             .map(|value| value.to_str().unwrap_or(NO_SESSION).to_owned());
+        let body = if parts.method == http::Method::POST && strict::is_json(&parts.headers) {
+            let peek = match strict::peek(&bytes) {
+                Ok(peek) => peek,
+                Err(refused) => {
+                    self.limits.strict.reached();
+                    return json_refusal(&refused);
+                }
+            };
+            if session.is_none()
+                && self.starts_run(&peek)
+                && let Err(wait) = self.rates.take(principal.as_deref(), Instant::now())
+            {
+                self.limits.new_runs.reached();
+                return too_many(wait);
+            }
+            self.parsing
+                .turn(bytes, || self.limits.parsing.reached())
+                .await
+        } else {
+            Turn::empty()
+        };
         let in_flight = match &session {
             Some(session) => {
-                let in_flight = self.enter(session, principal.as_ref());
+                let in_flight = self.sessions.enter(session, principal.as_deref());
                 if in_flight.is_none() {
                     // Answered by rmcp as an unknown session, after its
-                    // Host, Origin and size checks, so that another
+                    // Host, Origin and type checks, so that another
                     // principal's session cannot be told from none.
-                    request
-                        .headers_mut()
+                    parts
+                        .headers
                         .insert(SESSION_HEADER, HeaderValue::from_static(NO_SESSION));
                 }
                 in_flight
             }
             None => None,
         };
-        let deleting = request.method() == http::Method::DELETE;
+        let deleting = parts.method == http::Method::DELETE;
+        let request = Request::from_parts(parts, body);
         let mut response = bounded_error(self.service.handle(request).await).await;
         if deleting && response.status() == StatusCode::ACCEPTED {
             // The session is ended, and nothing follows: 204, which the
@@ -293,11 +254,8 @@ impl Front {
             *response.status_mut() = StatusCode::NO_CONTENT;
         }
         if let (Some(session), true) = (&session, in_flight.is_some()) {
-            if deleting
-                && response.status().is_success()
-                && let Ok(mut table) = self.sessions.lock()
-            {
-                table.remove(session);
+            if deleting && response.status().is_success() {
+                self.sessions.end(session);
             }
         } else if session.is_none()
             && let Some(new) = response
@@ -309,14 +267,55 @@ impl Front {
             return self.admit(new, principal, response);
         }
         match in_flight {
-            Some(in_flight) => response.map(|body| {
-                Guarded {
-                    body,
-                    _in_flight: in_flight,
-                }
-                .boxed()
-            }),
+            Some(in_flight) => response.map(|body| Guarded::boxed(body, in_flight)),
             None => response,
+        }
+    }
+
+    /// Whether a request without a session that says `peek` would start a
+    /// run: an `initialize`, or a call of a tool this server serves that
+    /// names no run.
+    fn starts_run(&self, peek: &strict::Peek<'_>) -> bool {
+        match peek.method.as_deref() {
+            Some("initialize") => true,
+            Some("tools/call") => {
+                !peek.run_given
+                    && peek.name.as_deref().is_some_and(|name| {
+                        matches!(name, "read_skill" | "list_skills")
+                            || self.hub.upstreams.tool(name).is_some()
+                    })
+            }
+            _ => false,
+        }
+    }
+
+    /// The answer to a body that was not read.
+    fn unread(&self, unread: Unread) -> Response<Answer> {
+        match unread {
+            Unread::TooLarge => plain(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!(
+                    "Payload Too Large: the body is longer than --max-body ({} bytes)",
+                    self.max_body
+                ),
+            ),
+            Unread::TooSlow => {
+                self.limits.body_time.reached();
+                plain(
+                    StatusCode::REQUEST_TIMEOUT,
+                    format!(
+                        "Request Timeout: the body was not sent whole within --body-timeout ({} s) of its head",
+                        self.body_timeout.as_secs_f64()
+                    ),
+                )
+            }
+            Unread::Broken(reason) => plain(
+                StatusCode::BAD_REQUEST,
+                format!(
+                    "Bad Request: the body could not be read: {}",
+                    shown(&reason)
+                ),
+            ),
         }
     }
 
@@ -326,7 +325,7 @@ impl Front {
     fn authenticate(
         &self,
         request: &mut Request<Incoming>,
-    ) -> Result<Option<String>, Box<Response<Body>>> {
+    ) -> Result<Option<String>, Box<Response<Answer>>> {
         let Some(tokens) = &self.tokens else {
             return Ok(None);
         };
@@ -357,89 +356,97 @@ impl Front {
         Ok(Some(found))
     }
 
-    /// A request naming `session`, when this layer holds it for
-    /// `principal`: busy until the returned guard is dropped.
-    fn enter(&self, session: &str, principal: Option<&String>) -> Option<InFlight> {
-        let mut table = self.sessions.lock().ok()?;
-        let held = table.get_mut(session)?;
-        if held.principal.as_ref() != principal {
-            return None;
-        }
-        held.busy += 1;
-        Some(InFlight {
-            table: Arc::clone(&self.sessions),
-            session: session.to_owned(),
-        })
-    }
-
-    /// Hold the session `new` rmcp just opened for `principal`. With
-    /// `max_sessions` held already, the least recently used idle one is
-    /// closed (SPEC §9.4); if every one is busy, the new session is closed
-    /// and its client told why.
+    /// Hold the session `new` rmcp just opened for `principal`. At the
+    /// principal's quota or with `--max-runs` held, the least recently used
+    /// idle one is closed (SPEC §9.4, §9.8); if none may go, the new
+    /// session is closed and its client told why.
     fn admit(
         &self,
         new: String,
         principal: Option<String>,
-        response: Response<Body>,
-    ) -> Response<Body> {
+        response: Response<Answer>,
+    ) -> Response<Answer> {
         let close = |id: String| {
             let manager = Arc::clone(&self.manager);
             tokio::spawn(async move {
                 let _ = manager.close_session(&SessionId::from(id.as_str())).await;
             });
         };
-        match self.hold(new.clone(), principal) {
-            Some(evicted) => {
+        match self.sessions.hold(new.clone(), principal) {
+            Ok(evicted) => {
                 if let Some(id) = evicted {
                     close(id);
                 }
                 response
             }
-            None => {
+            Err(no_room) => {
+                self.limits.runs.reached();
                 close(new);
                 plain(
                     StatusCode::SERVICE_UNAVAILABLE,
-                    "Service Unavailable: this server holds as many sessions as --max-runs allows, and every one is busy; try again later",
+                    format!("Service Unavailable: {}", no_room.say()),
                 )
             }
         }
     }
+}
 
-    /// Forget the sessions rmcp has closed (idle past the TTL), and hold
-    /// `new` for `principal`: `None` when the table is full and every
-    /// session in it busy, else the least recently used idle session it
-    /// pushed out, if any.
-    fn hold(&self, new: String, principal: Option<String>) -> Option<Option<String>> {
-        let mut table = self.sessions.lock().ok()?;
-        let ttl = self.ttl;
-        table.retain(|_, held| held.busy > 0 || held.last.elapsed() < ttl);
-        let mut evicted = None;
-        if table.len() >= self.max_sessions {
-            let id = table
-                .iter()
-                .filter(|(_, held)| held.busy == 0)
-                .min_by_key(|(_, held)| held.last)
-                .map(|(id, _)| id.clone())?;
-            table.remove(&id);
-            evicted = Some(id);
+/// A refused body's answer: 400 with a JSON-RPC error and a null id.
+fn json_refusal(refused: &strict::Refused) -> Response<Answer> {
+    let body = strict::answer(refused).unwrap_or_else(|| refused.message());
+    let mut response = plain(StatusCode::BAD_REQUEST, body);
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// 429 for a principal past its new-run rate, with the seconds to wait.
+fn too_many(wait: Duration) -> Response<Answer> {
+    let seconds = wait.as_secs_f64().ceil().max(1.0);
+    let mut response = plain(
+        StatusCode::TOO_MANY_REQUESTS,
+        format!(
+            "Too Many Requests: you started runs faster than --new-runs-per-minute allows; retry after {seconds} s, or go on with a run you hold by its skillgraph_run handle"
+        ),
+    );
+    if let Ok(value) = HeaderValue::from_str(&format!("{seconds}")) {
+        response.headers_mut().insert(header::RETRY_AFTER, value);
+    }
+    response
+}
+
+/// A request being answered on a connection: the connection is busy from
+/// [`Answering::busy`] until this is dropped (the answer's last byte sent,
+/// or the request abandoned), then stalled again, waiting for its next
+/// head.
+struct Answering {
+    door: Arc<Door>,
+    conn: Arc<Conn>,
+}
+
+impl Answering {
+    /// A request whose head was just read: its connection waits for the
+    /// body from now.
+    fn new(door: &Arc<Door>, conn: &Arc<Conn>) -> Self {
+        door.stalled(conn);
+        Answering {
+            door: Arc::clone(door),
+            conn: Arc::clone(conn),
         }
-        table.insert(
-            new,
-            Held {
-                principal,
-                last: Instant::now(),
-                busy: 0,
-            },
-        );
-        Some(evicted)
+    }
+
+    /// The body is read: the request is being answered.
+    fn busy(&self) {
+        Door::busy(&self.conn);
     }
 }
 
-/// The token of an `Authorization` value of the bearer scheme, whose name
-/// is case-insensitive (RFC 7235).
-fn bearer_token(value: &str) -> Option<&str> {
-    let (scheme, token) = value.split_once(' ')?;
-    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+impl Drop for Answering {
+    fn drop(&mut self) {
+        self.door.stalled(&self.conn);
+    }
 }
 
 /// `text` [`cut`] to [`MAX_ECHO`](crate::echo::MAX_ECHO) characters,
@@ -454,7 +461,7 @@ fn shortened(text: &str) -> Option<String> {
 /// A 400 answer whose message (a JSON-RPC error's, or the plain text) is
 /// cut to [`MAX_ECHO`](crate::echo::MAX_ECHO) characters (SPEC §9.7); any
 /// other answer as it is.
-async fn bounded_error(response: Response<Body>) -> Response<Body> {
+async fn bounded_error(response: Response<Answer>) -> Response<Answer> {
     if response.status() != StatusCode::BAD_REQUEST {
         return response;
     }
@@ -498,77 +505,120 @@ pub(crate) async fn serve(
         .with_allowed_origins(config.allowed_origins.clone())
         .enforce_origin_validation()
         .with_max_request_body_bytes(config.max_body);
+    let gateways = Arc::clone(&hub);
     let service = StreamableHttpService::new(
-        move || Ok(Gateway::new(Arc::clone(&hub))),
+        move || Ok(Gateway::new(Arc::clone(&gateways))),
         Arc::clone(&manager),
         mcp,
     );
+    let limits = Arc::new(Limits::new());
     let front = Arc::new(Front {
         service,
         manager,
+        hub,
         tokens,
-        sessions: Table::default(),
-        max_sessions: config.max_runs.max(1),
-        ttl: config.run_ttl,
+        sessions: Sessions::new(config.run_ttl, config.max_runs, config.quota()),
+        allowed_hosts: config.allowed_hosts.clone(),
+        max_body: config.max_body,
+        body_timeout: config.body_timeout,
+        parsing: Parsing::new(config.max_body),
+        rates: Rates::new(config.new_runs_per_minute),
+        limits: Arc::clone(&limits),
     });
+    let door = Arc::new(Door::new(door::cap_within(
+        config.max_connections,
+        door::descriptors(),
+    )));
+    if door.cap() < config.max_connections {
+        warn(&format!(
+            "at most {} connections are held, not --max-connections {}: the process may open {} files (`ulimit -n`), and the rest are kept for upstream servers and records",
+            door.cap(),
+            config.max_connections,
+            door::descriptors().unwrap_or_default()
+        ));
+    }
+    let mut say = tokio::time::interval(Duration::from_secs(1));
+    let mut pause = door::FIRST_PAUSE;
     tokio::pin!(stop);
     loop {
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
+            _ = say.tick() => {
+                limits.say_all();
+                continue;
+            }
             () = &mut stop => break,
         };
-        let (stream, _) = match accepted {
-            Ok(accepted) => accepted,
-            Err(err) => {
-                warn(&format!("could not accept a connection: {err}"));
+        let stream = match accepted {
+            Ok((stream, _)) => {
+                pause = door::FIRST_PAUSE;
+                stream
+            }
+            Err(_) => {
+                // Out of file descriptors, most likely: wait, never spin.
+                limits.accept.reached();
+                tokio::select! {
+                    () = tokio::time::sleep(pause) => {}
+                    () = &mut stop => break,
+                }
+                pause = door::longer(pause);
                 continue;
             }
         };
-        let front = Arc::clone(&front);
-        tokio::spawn(async move {
-            let service = hyper::service::service_fn(move |request| {
-                let front = Arc::clone(&front);
-                async move { Ok::<_, Infallible>(front.handle(request).await) }
-            });
-            // A client that never finishes its request head is let go.
-            let _ = hyper::server::conn::http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(HEADER_READ_TIMEOUT)
-                .serve_connection(TokioIo::new(stream), service)
-                .await;
-        });
+        let conn = match door.admit() {
+            Admitted::Held { conn, bumped } => {
+                if bumped {
+                    limits.connections.reached();
+                }
+                conn
+            }
+            Admitted::Refused => {
+                limits.connections.reached();
+                drop(stream);
+                continue;
+            }
+        };
+        tokio::spawn(connection(
+            stream,
+            Arc::clone(&front),
+            Arc::clone(&door),
+            conn,
+            config.head_timeout,
+        ));
     }
+}
+
+/// Serve one connection until it ends or the door closes it to make room.
+async fn connection(
+    stream: tokio::net::TcpStream,
+    front: Arc<Front>,
+    door: Arc<Door>,
+    conn: Arc<Conn>,
+    head_timeout: Duration,
+) {
+    let service = {
+        let (door, conn) = (Arc::clone(&door), Arc::clone(&conn));
+        hyper::service::service_fn(move |request| {
+            let (front, answering) = (Arc::clone(&front), Answering::new(&door, &conn));
+            async move {
+                let response = front.handle(request, &answering).await;
+                Ok::<_, Infallible>(response.map(|body| Guarded::boxed(body, answering)))
+            }
+        })
+    };
+    let served = hyper::server::conn::http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(head_timeout)
+        .serve_connection(TokioIo::new(stream), service);
+    tokio::select! {
+        _ = served => {}
+        () = conn.closed.notified() => {}
+    }
+    door.leave(&conn);
 }
 
 /// The line that says where the server listens, for people and for the
 /// tests that start it on port 0.
 pub(crate) fn listening_line(addr: SocketAddr) -> String {
     format!("listening on http://{addr}{PATH}")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_token_is_found_by_its_digest_only() {
-        // printf %s secret | sha256sum
-        let tokens = Tokens::parse(
-            "# who may call\nann 2bb80d537b1da3e38bd30361aa855686bde0eacd7162fef6a25fe97bf527a25b\n\n",
-        )
-        .unwrap();
-        assert_eq!(tokens.principal("secret"), Some("ann"));
-        assert_eq!(tokens.principal("secret "), None);
-        assert_eq!(tokens.principal(""), None);
-    }
-
-    #[test]
-    fn a_bad_tokens_line_is_placed_and_explained() {
-        assert_eq!(Tokens::parse("ann").unwrap_err().0, 1);
-        assert_eq!(Tokens::parse("\nann abc").unwrap_err().0, 2);
-        assert_eq!(Tokens::parse("ann 00 extra").unwrap_err().0, 1);
-        assert_eq!(Tokens::parse("# nothing").unwrap_err().0, 0);
-        let odd = format!("ann {}", "é".repeat(32));
-        assert_eq!(Tokens::parse(&odd).unwrap_err().0, 1);
-    }
 }

@@ -35,12 +35,14 @@ mod fit;
 mod gateway;
 mod http;
 mod hub;
+mod limits;
 mod malformed;
 mod observe;
 mod record;
 mod relay;
 mod runs;
 mod sealed;
+mod shares;
 mod skill_files;
 mod spans;
 mod stdio;
@@ -541,6 +543,7 @@ async fn serve_http_with(
     let runs = runs::Runs::new(runs::Keeping {
         ttl: http.run_ttl,
         max: http.max_runs.max(1),
+        quota: http.quota(),
         folder: config.record.clone(),
     });
     let hub = Hub::new(

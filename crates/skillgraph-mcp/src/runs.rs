@@ -4,8 +4,10 @@
 //! generation) holds its one run; on the sessionless generation over HTTP a
 //! run is found by the handle its first answer gave, among the runs this
 //! table holds: bound to the principal that started it, dropped when idle
-//! for longer than the time to live, the least recently used idle run going
-//! first when the table is full.
+//! for longer than the time to live (counted from its last answer: a run
+//! whose call is running is never dropped), the least recently used idle
+//! run going first when the table is full or its principal at its quota
+//! ([`shares`](crate::shares)).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -17,6 +19,7 @@ use skillgraph::RecordWriter;
 use skillgraph::skill_session::{Graph, Run, SessionConfig};
 
 use crate::record::RecordSink;
+use crate::shares::{NoRoom, Seat, place};
 use crate::spans::run_name;
 use crate::translate::spell_handle;
 use crate::warn;
@@ -140,6 +143,8 @@ pub(crate) struct Keeping {
     pub(crate) ttl: Duration,
     /// The most runs held at once.
     pub(crate) max: usize,
+    /// The most runs one principal holds at once.
+    pub(crate) quota: usize,
     /// The folder of the records, one file per run.
     pub(crate) folder: Option<PathBuf>,
 }
@@ -148,7 +153,20 @@ pub(crate) struct Keeping {
 struct Held {
     slot: Slot,
     principal: Option<String>,
+    /// When it was last looked up, or a call of it last answered.
     last_used: Instant,
+}
+
+impl Held {
+    /// Whether a request holds the run now (beside the table).
+    fn busy(&self) -> bool {
+        Arc::strong_count(&self.slot) > 1
+    }
+
+    /// Whether the run may be dropped at `now`: idle longer than `ttl`.
+    fn expired(&self, now: Instant, ttl: Duration) -> bool {
+        !self.busy() && now.duration_since(self.last_used) > ttl
+    }
 }
 
 /// The runs a server holds by handle.
@@ -156,9 +174,6 @@ pub(crate) struct Runs {
     table: Mutex<HashMap<String, Held>>,
     keeping: Keeping,
 }
-
-/// Why a new run could not be held.
-pub(crate) const FULL: &str = "this server holds as many runs as it may (--max-runs), and every one is busy; try again when a call has been answered";
 
 impl Runs {
     /// An empty table kept as `keeping` says.
@@ -215,7 +230,7 @@ impl Runs {
         let Some(held) = table.get_mut(handle) else {
             return Ok(None);
         };
-        if now.duration_since(held.last_used) > self.keeping.ttl {
+        if held.expired(now, self.keeping.ttl) {
             table.remove(handle);
             return Ok(None);
         }
@@ -226,32 +241,48 @@ impl Runs {
         Ok(Some(Arc::clone(&held.slot)))
     }
 
+    /// The run `handle` names answered now: its time to live counts from
+    /// here. Called when a call of it ends, however it ends.
+    pub(crate) fn answered(&self, handle: &str) {
+        if let Ok(mut table) = self.table.lock()
+            && let Some(held) = table.get_mut(handle)
+        {
+            held.last_used = Instant::now();
+        }
+    }
+
     /// Hold `slot` under `handle` for `principal`, first dropping the runs
-    /// idle for too long and, when the table is full, the least recently
-    /// used idle one. `Err` with [`FULL`] when every held run is busy.
+    /// idle for too long and, when the principal is at its quota or the
+    /// table full, the least recently used idle one ([`place`]). `Err`
+    /// when every run that could go is busy.
     pub(crate) fn insert(
         &self,
         handle: String,
         slot: Slot,
         principal: Option<String>,
-    ) -> Result<Result<(), &'static str>, ErrorData> {
+    ) -> Result<Result<(), NoRoom>, ErrorData> {
         let mut table = self.table()?;
         let now = Instant::now();
         let ttl = self.keeping.ttl;
-        table.retain(|_, held| now.duration_since(held.last_used) <= ttl);
-        if table.len() >= self.keeping.max {
-            // Idle: no request holds the run but the table.
-            let oldest = table
-                .iter()
-                .filter(|(_, held)| Arc::strong_count(&held.slot) == 1)
-                .min_by_key(|(_, held)| held.last_used)
-                .map(|(handle, _)| handle.clone());
-            match oldest {
-                Some(oldest) => {
-                    table.remove(&oldest);
-                }
-                None => return Ok(Err(FULL)),
+        table.retain(|_, held| !held.expired(now, ttl));
+        let seats = table.iter().map(|(key, held)| Seat {
+            key,
+            principal: held.principal.as_deref(),
+            last: held.last_used,
+            busy: held.busy(),
+        });
+        match place(
+            seats,
+            principal.as_deref(),
+            Some(self.keeping.quota),
+            self.keeping.max,
+        ) {
+            Ok(None) => {}
+            Ok(Some(evicted)) => {
+                let evicted = evicted.clone();
+                table.remove(&evicted);
             }
+            Err(no_room) => return Ok(Err(no_room)),
         }
         table.insert(
             handle,
@@ -294,6 +325,7 @@ mod tests {
         Runs::new(Keeping {
             ttl,
             max,
+            quota: max,
             folder: None,
         })
     }
@@ -329,6 +361,60 @@ mod tests {
     }
 
     #[test]
+    fn a_busy_run_is_never_expired_and_its_time_counts_from_its_answer() {
+        let table = runs(Duration::from_millis(50), 10);
+        table.insert("run_a".into(), slot(), None).unwrap().unwrap();
+        let calling = table.find("run_a", None).unwrap().unwrap();
+        std::thread::sleep(Duration::from_millis(80));
+        table.insert("run_b".into(), slot(), None).unwrap().unwrap();
+        assert_eq!(table.len(), 2, "the busy run outlived its time to live");
+        drop(calling);
+        table.answered("run_a");
+        assert!(
+            table.find("run_a", None).unwrap().is_some(),
+            "the time to live counts from the answer"
+        );
+    }
+
+    #[test]
+    fn a_principal_at_its_quota_loses_its_own_run_not_another_s() {
+        let table = Runs::new(Keeping {
+            ttl: Duration::from_secs(3600),
+            max: 100,
+            quota: 2,
+            folder: None,
+        });
+        let ann = || Some("ann".to_owned());
+        table
+            .insert("run_b".into(), slot(), Some("bob".into()))
+            .unwrap()
+            .unwrap();
+        table
+            .insert("run_1".into(), slot(), ann())
+            .unwrap()
+            .unwrap();
+        table
+            .insert("run_2".into(), slot(), ann())
+            .unwrap()
+            .unwrap();
+        table
+            .insert("run_3".into(), slot(), ann())
+            .unwrap()
+            .unwrap();
+        assert!(table.find("run_1", ann().as_deref()).unwrap().is_none());
+        assert!(table.find("run_b", Some("bob")).unwrap().is_some());
+        let held = (
+            table.find("run_2", ann().as_deref()).unwrap().unwrap(),
+            table.find("run_3", ann().as_deref()).unwrap().unwrap(),
+        );
+        assert_eq!(
+            table.insert("run_4".into(), slot(), ann()).unwrap(),
+            Err(NoRoom::Quota)
+        );
+        drop(held);
+    }
+
+    #[test]
     fn a_full_table_drops_the_least_recently_used_idle_run() {
         let table = runs(Duration::from_secs(3600), 2);
         table.insert("run_1".into(), slot(), None).unwrap().unwrap();
@@ -342,7 +428,7 @@ mod tests {
         let held = table.find("run_3", None).unwrap().unwrap();
         assert_eq!(
             table.insert("run_4".into(), slot(), None).unwrap(),
-            Err(FULL)
+            Err(NoRoom::Full)
         );
         drop((busy, held));
         assert_eq!(table.len(), 2);
