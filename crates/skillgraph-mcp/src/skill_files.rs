@@ -11,9 +11,18 @@
 //! again when a client reads one; a file changed since is served as it is
 //! now, and the client's digest check says so. Reading a file is no read of
 //! the graph: it moves nothing.
+//!
+//! Files stay in their folder (SPEC §9.8): a skill's folder is resolved
+//! once, at start-up, and every read resolves the file's path again, links
+//! and all, and refuses it unless it still lies inside that folder and is
+//! a plain file; what is opened is the resolved path that was checked.
 
 use std::collections::HashMap;
+use std::fs::{File, Metadata};
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use base64::Engine as _;
 use rmcp::model::{
@@ -42,9 +51,47 @@ const MAX_FIELD: usize = 64 * 1024;
 #[derive(Debug)]
 enum Source {
     /// A file on disk.
-    Path(PathBuf),
+    Path {
+        /// Its path below its skill's folder as resolved at start-up.
+        path: PathBuf,
+        /// Its skill's folder, resolved at start-up.
+        folder: Arc<Path>,
+        /// Whether its last refusal was said on standard error, so that a
+        /// client reading it again and again adds no line.
+        said: AtomicBool,
+    },
     /// A body declared inline, served as its skill's `SKILL.md`.
     Text(String),
+}
+
+/// Why a skill file on disk is not served.
+#[derive(Debug)]
+enum Refusal {
+    /// Its path now resolves outside its skill's folder: it, or a folder
+    /// on its way, was swapped for a link.
+    Outside,
+    /// It is no longer a plain file (a folder, a pipe, a device).
+    NotAFile,
+    /// It was swapped while it was being opened.
+    Changed,
+    /// It has grown past [`MAX_FILE`] bytes.
+    TooLarge,
+    /// The system refused to resolve, open or read it.
+    Unreadable(std::io::Error),
+}
+
+impl Refusal {
+    /// Why the file is not served, in words that name neither its path on
+    /// disk nor what a link leads to.
+    fn reason(&self) -> String {
+        match self {
+            Refusal::Outside => "it now leads outside its skill's folder (it, or a folder it is in, was replaced by a link after serve started); whoever runs serve can put the file back".to_owned(),
+            Refusal::NotAFile => "it is no longer a plain file; whoever runs serve can put the file back".to_owned(),
+            Refusal::Changed => "it was replaced while it was being read; read it again".to_owned(),
+            Refusal::TooLarge => format!("it has grown past {MAX_FILE} bytes, the most served for one file"),
+            Refusal::Unreadable(err) => format!("it cannot be read ({err}); whoever runs serve can make it readable again"),
+        }
+    }
 }
 
 /// Every visible skill's entry and files.
@@ -76,20 +123,27 @@ impl SkillFiles {
             let base = format!("skill://{}/", encode(&skill.id));
             let mut listed = Vec::new();
             let mut sources = Vec::new();
-            let folder = skill.folder.as_deref().map(Path::new);
             let mut has_skill_md = false;
             let mut fields = None;
-            if let Some(folder) = folder {
+            if let Some(folder) = skill
+                .folder
+                .as_deref()
+                .and_then(|folder| resolved(folder, &skill.id))
+            {
                 let mut found = Vec::new();
-                walk(folder, "", 0, &mut found, &skill.id);
+                walk(&folder, "", 0, &mut found, &skill.id);
                 for (relative, path) in found {
-                    let Ok(bytes) = std::fs::read(&path) else {
-                        warn(&format!(
-                            "skill \"{}\": {} cannot be read, so it is not served",
-                            skill.id,
-                            path.display()
-                        ));
-                        continue;
+                    let bytes = match read_inside(&path, &folder) {
+                        Ok(bytes) => bytes,
+                        Err(refusal) => {
+                            warn(&format!(
+                                "skill \"{}\": {} is not served: {}",
+                                skill.id,
+                                path.display(),
+                                refusal.reason()
+                            ));
+                            continue;
+                        }
                     };
                     if relative == "SKILL.md" {
                         has_skill_md = true;
@@ -97,7 +151,14 @@ impl SkillFiles {
                     }
                     let uri = format!("{base}{}", encode(&relative));
                     listed.push(SkillResource::from_bytes(&uri, &bytes));
-                    sources.push((uri, Source::Path(path)));
+                    sources.push((
+                        uri,
+                        Source::Path {
+                            path,
+                            folder: Arc::clone(&folder),
+                            said: AtomicBool::new(false),
+                        },
+                    ));
                 }
             }
             if !has_skill_md {
@@ -132,14 +193,29 @@ impl SkillFiles {
     }
 
     /// The file at `uri` as a resource's contents; `None` when `uri` is no
-    /// skill file's; `Some(Err)` when it can no longer be read.
+    /// skill file's; `Some(Err)` when it can no longer be read or now
+    /// leads outside its skill's folder (SPEC §9.8). A refusal names `uri`
+    /// alone, never the file's place on disk nor a link's target; it is
+    /// said on standard error the first time, with the file's path.
     pub(crate) fn read(&self, uri: &str) -> Option<Result<ResourceContents, String>> {
         let source = self.files.get(uri)?;
         let bytes = match source {
             Source::Text(text) => text.clone().into_bytes(),
-            Source::Path(path) => match std::fs::read(path) {
-                Ok(bytes) => bytes,
-                Err(err) => return Some(Err(format!("{} cannot be read: {err}", path.display()))),
+            Source::Path { path, folder, said } => match read_inside(path, folder) {
+                Ok(bytes) => {
+                    said.store(false, Ordering::Relaxed);
+                    bytes
+                }
+                Err(refusal) => {
+                    let reason = refusal.reason();
+                    if !said.swap(true, Ordering::Relaxed) {
+                        warn(&format!(
+                            "{uri} ({}) is not served: {reason}",
+                            path.display()
+                        ));
+                    }
+                    return Some(Err(format!("{uri} is not served: {reason}")));
+                }
             },
         };
         let mime = mime_of(uri);
@@ -220,6 +296,71 @@ impl std::io::Write for Budget {
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
     }
+}
+
+/// A skill's `folder` with every link on its way resolved, as its files
+/// are held to; `None`, said on standard error, when it cannot be.
+fn resolved(folder: &str, id: &str) -> Option<Arc<Path>> {
+    match std::fs::canonicalize(folder) {
+        Ok(path) => Some(Arc::from(path)),
+        Err(err) => {
+            warn(&format!(
+                "skill \"{id}\": its folder {folder} cannot be resolved ({err}), so its files are not served"
+            ));
+            None
+        }
+    }
+}
+
+/// The bytes of the skill file at `path` if it still lies inside `folder`
+/// (its skill's folder, resolved at start-up) once every link on its way is
+/// resolved, and is a plain file of at most [`MAX_FILE`] bytes. The path
+/// checked is the one opened, so a link swapped in for `path` after the
+/// check cannot lead the read elsewhere; and the file opened must be the
+/// one checked, so a link swapped in for the resolved path itself is
+/// refused too.
+fn read_inside(path: &Path, folder: &Path) -> Result<Vec<u8>, Refusal> {
+    let resolved = std::fs::canonicalize(path).map_err(Refusal::Unreadable)?;
+    if !resolved.starts_with(folder) {
+        return Err(Refusal::Outside);
+    }
+    // Looked at before it is opened: opening a pipe would wait for a writer.
+    let checked = std::fs::symlink_metadata(&resolved).map_err(Refusal::Unreadable)?;
+    if !checked.is_file() {
+        return Err(Refusal::NotAFile);
+    }
+    let file = File::open(&resolved).map_err(Refusal::Unreadable)?;
+    let opened = file.metadata().map_err(Refusal::Unreadable)?;
+    if !opened.is_file() {
+        return Err(Refusal::NotAFile);
+    }
+    if !same_file(&checked, &opened) {
+        return Err(Refusal::Changed);
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE + 1)
+        .read_to_end(&mut bytes)
+        .map_err(Refusal::Unreadable)?;
+    if bytes.len() as u64 > MAX_FILE {
+        return Err(Refusal::TooLarge);
+    }
+    Ok(bytes)
+}
+
+/// Whether `checked` and `opened` describe one file: the same device and
+/// inode.
+#[cfg(unix)]
+fn same_file(checked: &Metadata, opened: &Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    checked.dev() == opened.dev() && checked.ino() == opened.ino()
+}
+
+/// Whether `checked` and `opened` describe one file. Outside Unix the
+/// standard library says no file's identity, so the resolved path's check
+/// stands alone there.
+#[cfg(not(unix))]
+fn same_file(_checked: &Metadata, _opened: &Metadata) -> bool {
+    true
 }
 
 /// The files below `dir`, as (path relative to the skill's folder with `/`
@@ -413,6 +554,78 @@ mod tests {
                 serde_json::json!({"name": "faq", "description": "Answer questions."})
             ]
         );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The text `files` serves at `uri`, or why it does not.
+    fn served(files: &SkillFiles, uri: &str) -> Result<String, String> {
+        match files.read(uri) {
+            Some(Ok(ResourceContents::TextResourceContents { text, .. })) => Ok(text),
+            Some(Ok(other)) => Err(format!("not one text: {other:?}")),
+            Some(Err(refused)) => Err(refused),
+            None => Err("not a skill file".to_owned()),
+        }
+    }
+
+    /// A skill file that is no longer a plain file is refused without
+    /// being opened: a pipe put in its place, which a read would wait on
+    /// for ever, or a folder.
+    #[cfg(unix)]
+    #[test]
+    fn a_skill_file_replaced_by_a_pipe_or_a_folder_is_refused() {
+        let dir = scratch("not-a-file");
+        std::fs::write(dir.join("SKILL.md"), "---\nname: refunds\n---\nBody").unwrap();
+        std::fs::write(dir.join("scripts/run.sh"), "echo hi\n").unwrap();
+        let mut skill = Skill::new("refunds");
+        skill.folder = Some(dir.display().to_string());
+        let mut map = SkillMap {
+            skills: vec![skill],
+            ..SkillMap::default()
+        };
+        let files = SkillFiles::gather(&mut map, |_| false, true);
+        assert_eq!(
+            served(&files, "skill://refunds/scripts/run.sh").as_deref(),
+            Ok("echo hi\n")
+        );
+        std::fs::remove_file(dir.join("scripts/run.sh")).unwrap();
+        nix::unistd::mkfifo(&dir.join("scripts/run.sh"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let refused = served(&files, "skill://refunds/scripts/run.sh").unwrap_err();
+        assert!(refused.contains("no longer a plain file"), "{refused}");
+        std::fs::remove_file(dir.join("SKILL.md")).unwrap();
+        std::fs::create_dir(dir.join("SKILL.md")).unwrap();
+        let refused = served(&files, "skill://refunds/SKILL.md").unwrap_err();
+        assert!(refused.contains("no longer a plain file"), "{refused}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A skill's folder that is a link is resolved once, at start-up: its
+    /// files are served from where it led then, even once the link is
+    /// pointed elsewhere.
+    #[cfg(unix)]
+    #[test]
+    fn a_skill_folder_that_is_a_link_is_resolved_at_start_up() {
+        let dir = scratch("folder-link");
+        let (first, second, link) = (dir.join("first"), dir.join("second"), dir.join("refunds"));
+        for (folder, body) in [(&first, "First"), (&second, "Second")] {
+            std::fs::create_dir(folder).unwrap();
+            std::fs::write(
+                folder.join("SKILL.md"),
+                format!("---\nname: refunds\n---\n{body}"),
+            )
+            .unwrap();
+        }
+        std::os::unix::fs::symlink(&first, &link).unwrap();
+        let mut skill = Skill::new("refunds");
+        skill.folder = Some(link.display().to_string());
+        let mut map = SkillMap {
+            skills: vec![skill],
+            ..SkillMap::default()
+        };
+        let files = SkillFiles::gather(&mut map, |_| false, true);
+        std::fs::remove_file(&link).unwrap();
+        std::os::unix::fs::symlink(&second, &link).unwrap();
+        let text = served(&files, "skill://refunds/SKILL.md").unwrap();
+        assert!(text.ends_with("First"), "{text}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
