@@ -41,8 +41,8 @@
 //!   `--execute`, which publishes them in that order.
 //! - `cargo xtask bump X.Y.Z` — set the version everywhere it is written.
 //! - `cargo xtask fuzz [--seconds N] [TARGET...]` — run each fuzz target in
-//!   `fuzz/` (guard, unsatisfiable, offer_view, loader, start) for N
-//!   seconds (default 60), starting from the seeds in `fuzz/seeds/`;
+//!   `fuzz/` (guard, unsatisfiable, offer_view, loader, start, record) for
+//!   N seconds (default 60), starting from the seeds in `fuzz/seeds/`;
 //!   installs cargo-fuzz when missing and runs it from the repository root
 //!   (`--fuzz-dir fuzz`) on the stable toolchain with `RUSTC_BOOTSTRAP=1`.
 //!   A failed run is a crash only when it left a new input in
