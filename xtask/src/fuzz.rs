@@ -17,13 +17,14 @@ use std::time::SystemTime;
 use anyhow::{Context, Result, bail};
 
 /// The fuzz targets in `fuzz/fuzz_targets/`.
-pub const TARGETS: [&str; 6] = [
+pub const TARGETS: [&str; 7] = [
     "guard",
     "unsatisfiable",
     "offer_view",
     "loader",
     "start",
     "record",
+    "serve_line",
 ];
 
 /// How many of cargo-fuzz's last lines of standard error a launch failure
