@@ -41,10 +41,14 @@
 //!   `--execute`, which publishes them in that order.
 //! - `cargo xtask bump X.Y.Z` — set the version everywhere it is written.
 //! - `cargo xtask fuzz [--seconds N] [TARGET...]` — run each fuzz target in
-//!   `fuzz/` (guard, unsatisfiable, offer_view, loader) for N seconds
-//!   (default 60), starting from the seeds in `fuzz/seeds/`; installs
-//!   cargo-fuzz when missing and runs it on the stable toolchain with
+//!   `fuzz/` (guard, unsatisfiable, offer_view, loader, start, record,
+//!   serve_line) for N seconds (default 60), starting from the seeds in
+//!   `fuzz/seeds/`; installs cargo-fuzz when missing and runs it from the
+//!   repository root (`--fuzz-dir fuzz`) on the stable toolchain with
 //!   `RUSTC_BOOTSTRAP=1`.
+//!   A failed run is a crash only when it left a new input in
+//!   `fuzz/artifacts/TARGET/`; otherwise it is a launch failure, reported
+//!   with the end of cargo-fuzz's standard error.
 
 mod codes;
 mod faults;
