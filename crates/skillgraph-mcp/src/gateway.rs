@@ -32,6 +32,7 @@ use serde_json::Value;
 
 use crate::doorway;
 use crate::echo::shown;
+use crate::http::HeldArguments;
 use crate::hub::Hub;
 use crate::relay::Caller;
 use crate::runs::{Generation, RUN_ARGUMENT, RUN_META, Runs, Slot, lock};
@@ -86,6 +87,32 @@ fn principal_of(context: &RequestContext<RoleServer>) -> Option<String> {
         .get::<http::request::Parts>()
         .and_then(|parts| parts.extensions.get::<Principal>())
         .map(|principal| principal.0.clone())
+}
+
+/// The arguments of a call whose body was large, held back from rmcp by
+/// the HTTP front and parsed here, once, when the call needs them
+/// (`Ok(None)`: none were held).
+///
+/// # Errors
+///
+/// `-32602` when they are not an object.
+fn held_arguments(context: &RequestContext<RoleServer>) -> Result<Option<JsonObject>, ErrorData> {
+    let Some(held) = context
+        .extensions
+        .get::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<HeldArguments>())
+    else {
+        return Ok(None);
+    };
+    held.take().transpose().map_err(|reason| {
+        ErrorData::invalid_params(
+            format!(
+                "the call's arguments are not an object ({}); send them as a JSON object",
+                shown(&reason)
+            ),
+            None,
+        )
+    })
 }
 
 /// The server for one connection: over stdio the process's one run; over
@@ -192,6 +219,9 @@ impl Gateway {
                 .map(|t| t.name.as_ref())
                 .collect();
             return Err(translate::unknown_tool(&name, &upstream));
+        }
+        if let Some(arguments) = held_arguments(&context)? {
+            request.arguments = Some(arguments);
         }
         // Over HTTP a sessionless run goes by its handle (SPEC §9.4).
         let handles = self.hub.runs.is_some() && generation == Generation::Sessionless;

@@ -49,6 +49,7 @@ mod sessions;
 mod strict;
 mod tokens;
 
+pub(crate) use bodies::HeldArguments;
 use bodies::{Answer, Guarded, Parsing, Turn, Unread};
 use door::{Admitted, Conn, Door};
 use sessions::Sessions;
@@ -63,6 +64,10 @@ const PATH: &str = "/mcp";
 /// How many request bodies are parsed at once (by rmcp, after [`strict`]
 /// has walked them); the others wait their turn.
 pub(crate) const PARSING: usize = 8;
+
+/// The size of a `tools/call` body past which its arguments are held back
+/// from rmcp ([`Parsing::turn_holding`]).
+const HOLD_OVER: usize = 64 * 1024;
 
 /// The header of a handshake session.
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -223,9 +228,15 @@ impl Front {
                 self.limits.new_runs.reached();
                 return too_many(wait);
             }
-            self.parsing
-                .turn(bytes, || self.limits.parsing.reached())
-                .await
+            let waited = || self.limits.parsing.reached();
+            match holding(&peek, bytes.len(), &parts.headers) {
+                Some(arguments) => {
+                    let (turn, held) = self.parsing.turn_holding(bytes, arguments, waited).await;
+                    parts.extensions.insert(held);
+                    turn
+                }
+                None => self.parsing.turn(bytes, waited).await,
+            }
         } else {
             Turn::empty()
         };
@@ -389,6 +400,24 @@ impl Front {
             }
         }
     }
+}
+
+/// Where the arguments of a call whose body is `length` bytes lie, when
+/// they are to be held back from rmcp and parsed by the gateway: a
+/// `tools/call` body over [`HOLD_OVER`] whose arguments are an object, and
+/// no `Mcp-Param-` header, which rmcp checks against the arguments it
+/// parses.
+fn holding(
+    peek: &strict::Peek<'_>,
+    length: usize,
+    headers: &http::HeaderMap,
+) -> Option<std::ops::Range<usize>> {
+    let params_in_headers = headers
+        .keys()
+        .any(|name| name.as_str().starts_with("mcp-param-"));
+    (length > HOLD_OVER && peek.method.as_deref() == Some("tools/call") && !params_in_headers)
+        .then(|| peek.arguments.clone())
+        .flatten()
 }
 
 /// A refused body's answer: 400 with a JSON-RPC error and a null id.

@@ -6,7 +6,7 @@
 
 use std::convert::Infallible;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -14,6 +14,7 @@ use bytes::Bytes;
 use http::HeaderMap;
 use http_body_util::{BodyExt, Limited, combinators::BoxBody};
 use hyper::body::{Body, Frame, Incoming, SizeHint};
+use rmcp::model::JsonObject;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// An answer's body.
@@ -73,8 +74,46 @@ impl Parsing {
     /// `bytes` as a body rmcp parses in its turn: waits while the bound is
     /// taken. `waited` is called when it had to wait.
     pub(super) async fn turn(&self, bytes: Bytes, waited: impl FnOnce()) -> Turn {
-        let weight = self.weight(bytes.len());
-        let permit = match Arc::clone(&self.permits).try_acquire_many_owned(weight) {
+        let permit = self.permit(bytes.len(), waited).await;
+        Turn {
+            bytes: Some(bytes),
+            _permit: permit,
+        }
+    }
+
+    /// `body` with the arguments at `arguments` held back from rmcp: rmcp
+    /// parses the rest, with `{}` in their place, and the gateway parses
+    /// them once, straight into the map a call carries
+    /// ([`HeldArguments::take`]), in the body's turn. rmcp's own parse of
+    /// a message buffers each value of it before it builds it: about 50
+    /// bytes of memory per byte of a body of small keys.
+    pub(super) async fn turn_holding(
+        &self,
+        body: Bytes,
+        arguments: std::ops::Range<usize>,
+        waited: impl FnOnce(),
+    ) -> (Turn, HeldArguments) {
+        let permit = self.permit(body.len(), waited).await;
+        let held = body.slice(arguments.clone());
+        let mut rest = Vec::with_capacity(body.len() - held.len() + 2);
+        rest.extend_from_slice(&body[..arguments.start]);
+        rest.extend_from_slice(b"{}");
+        rest.extend_from_slice(&body[arguments.end..]);
+        let turn = Turn {
+            bytes: Some(Bytes::from(rest)),
+            _permit: None,
+        };
+        let held = HeldArguments(Arc::new(Mutex::new(Some(Held {
+            text: held,
+            _permit: permit,
+        }))));
+        (turn, held)
+    }
+
+    /// This body's share of the bound, once it is free.
+    async fn permit(&self, length: usize, waited: impl FnOnce()) -> Option<OwnedSemaphorePermit> {
+        let weight = self.weight(length);
+        match Arc::clone(&self.permits).try_acquire_many_owned(weight) {
             Ok(permit) => Some(permit),
             Err(_) => {
                 waited();
@@ -83,10 +122,6 @@ impl Parsing {
                     .await
                     .ok()
             }
-        };
-        Turn {
-            bytes: Some(bytes),
-            _permit: permit,
         }
     }
 
@@ -96,6 +131,27 @@ impl Parsing {
         let slots = super::PARSING;
         let eighths = length.saturating_mul(slots).div_ceil(self.max_body);
         u32::try_from(eighths.clamp(1, slots)).unwrap_or(1)
+    }
+}
+
+/// A `tools/call`'s arguments held back from rmcp (see
+/// [`Parsing::turn_holding`]), riding in the request's extensions to the
+/// gateway.
+#[derive(Clone)]
+pub(crate) struct HeldArguments(Arc<Mutex<Option<Held>>>);
+
+/// The arguments' text, and the body's share of the parsing bound.
+struct Held {
+    text: Bytes,
+    _permit: Option<OwnedSemaphorePermit>,
+}
+
+impl HeldArguments {
+    /// The arguments, parsed (once: `None` after the first time); the
+    /// body's share of the parsing bound is given back when they are.
+    pub(crate) fn take(&self) -> Option<Result<JsonObject, String>> {
+        let held = self.0.lock().ok()?.take()?;
+        Some(serde_json::from_slice(&held.text).map_err(|err| err.to_string()))
     }
 }
 
@@ -196,6 +252,26 @@ mod tests {
         assert_eq!(parsing.weight(512 * 1024), 1);
         assert_eq!(parsing.weight(512 * 1024 + 1), 2);
         assert_eq!(parsing.weight(4 * 1024 * 1024), 8);
+    }
+
+    #[tokio::test]
+    async fn held_arguments_leave_rmcp_a_small_body_and_are_parsed_once() {
+        let parsing = Parsing::new(1024);
+        let body = Bytes::from_static(br#"{"params":{"name":"t","arguments":{"a":1}}}"#);
+        let start = body.len() - 10;
+        let (mut turn, held) = parsing.turn_holding(body, start..start + 7, || {}).await;
+        let frame = std::future::poll_fn(|cx| Pin::new(&mut turn).poll_frame(cx)).await;
+        let rest = frame.unwrap().unwrap().into_data().unwrap();
+        assert_eq!(rest, r#"{"params":{"name":"t","arguments":{}}}"#);
+        let waiting = tokio::time::timeout(Duration::from_millis(20), parsing.permit(1024, || {}));
+        assert!(
+            waiting.await.is_err(),
+            "the held arguments keep the body's share"
+        );
+        let parsed = held.take().unwrap().unwrap();
+        assert_eq!(parsed["a"], 1);
+        assert!(held.take().is_none(), "parsed once");
+        assert!(parsing.permit(1024, || {}).await.is_some());
     }
 
     #[tokio::test]

@@ -119,6 +119,10 @@ pub(crate) struct Peek<'a> {
     pub(crate) name: Option<Cow<'a, str>>,
     /// Whether `params.arguments` has `skillgraph_run`.
     pub(crate) run_given: bool,
+    /// Where `params.arguments` lies in the body, when it is an object.
+    pub(crate) arguments: Option<std::ops::Range<usize>>,
+    /// `params.arguments`'s text, until [`peek`] places it.
+    arguments_text: Option<&'a str>,
     /// The id's length in characters (a string's; a number's digits).
     id_length: usize,
 }
@@ -126,11 +130,18 @@ pub(crate) struct Peek<'a> {
 /// Read `body` as strict HTTP asks: `Err` when it is not JSON, or its id
 /// is too long to answer with.
 pub(crate) fn peek(body: &[u8]) -> Result<Peek<'_>, Refused> {
-    let peek: Peek<'_> =
+    let mut peek: Peek<'_> =
         serde_json::from_slice(body).map_err(|err| Refused::NotJson(err.to_string()))?;
     if peek.id_length > MAX_ECHO {
         return Err(Refused::LongId(peek.id_length));
     }
+    peek.arguments = peek.arguments_text.take().and_then(|text| {
+        // The text is a slice of `body`: its place is its distance from
+        // the body's start.
+        let start = (text.as_ptr() as usize).checked_sub(body.as_ptr() as usize)?;
+        let end = start.checked_add(text.len())?;
+        (end <= body.len() && text.starts_with('{')).then_some(start..end)
+    });
     Ok(peek)
 }
 
@@ -210,6 +221,7 @@ impl<'de: 'a, 'a> FromMap<'de> for Peek<'a> {
                     let params = map.next_value::<Params<'de>>()?;
                     peek.name = params.name;
                     peek.run_given = params.run_given;
+                    peek.arguments_text = params.arguments;
                 }
                 _ => {
                     map.next_value::<IgnoredAny>()?;
@@ -225,6 +237,7 @@ impl<'de: 'a, 'a> FromMap<'de> for Peek<'a> {
 struct Params<'a> {
     name: Option<Cow<'a, str>>,
     run_given: bool,
+    arguments: Option<&'a str>,
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for Params<'a> {
@@ -239,7 +252,13 @@ impl<'de: 'a, 'a> FromMap<'de> for Params<'a> {
         while let Some(key) = map.next_key::<Cow<'de, str>>()? {
             match key.as_ref() {
                 "name" => params.name = map.next_value::<Text<'de>>()?.0,
-                "arguments" => params.run_given = map.next_value::<RunGiven>()?.0,
+                "arguments" => {
+                    let raw = map.next_value::<&'de serde_json::value::RawValue>()?;
+                    params.run_given = serde_json::from_str::<RunGiven>(raw.get())
+                        .map_err(de::Error::custom)?
+                        .0;
+                    params.arguments = Some(raw.get());
+                }
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                 }
@@ -367,6 +386,11 @@ mod tests {
         assert_eq!(peek.method.as_deref(), Some("tools/call"));
         assert_eq!(peek.name.as_deref(), Some("lookup"));
         assert!(peek.run_given);
+        let arguments = peek.arguments.clone().unwrap();
+        assert_eq!(
+            &call[arguments],
+            br#"{"a":[1,{"b":2}],"skillgraph_run":"run_x"}"#
+        );
         let odd = br#"{"id":{"x":1},"method":7,"params":[1,2],"extra":null}"#;
         assert_eq!(super::peek(odd).unwrap().method, None);
         assert!(
