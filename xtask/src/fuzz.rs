@@ -17,7 +17,7 @@ use std::time::SystemTime;
 use anyhow::{Context, Result, bail};
 
 /// The fuzz targets in `fuzz/fuzz_targets/`.
-pub const TARGETS: [&str; 7] = [
+pub const TARGETS: [&str; 8] = [
     "guard",
     "unsatisfiable",
     "offer_view",
@@ -25,6 +25,7 @@ pub const TARGETS: [&str; 7] = [
     "start",
     "record",
     "serve_line",
+    "serve_body",
 ];
 
 /// How many of cargo-fuzz's last lines of standard error a launch failure

@@ -42,7 +42,7 @@
 //! - `cargo xtask bump X.Y.Z` — set the version everywhere it is written.
 //! - `cargo xtask fuzz [--seconds N] [TARGET...]` — run each fuzz target in
 //!   `fuzz/` (guard, unsatisfiable, offer_view, loader, start, record,
-//!   serve_line) for N seconds (default 60), starting from the seeds in
+//!   serve_line, serve_body) for N seconds (default 60), starting from the seeds in
 //!   `fuzz/seeds/`; installs cargo-fuzz when missing and runs it from the
 //!   repository root (`--fuzz-dir fuzz`) on the stable toolchain with
 //!   `RUSTC_BOOTSTRAP=1`.
