@@ -61,6 +61,11 @@ pub(super) fn replay_command(file: &Path, map: Option<&Path>) -> Result<ExitCode
             line_of(&record, index),
             format!("{error}, so the replay cannot take this read: the record was written on another map"),
         ),
+        ReplayError::Result { index, error } => differs(
+            file,
+            line_of(&record, index),
+            format!("{error}; a session refuses such a result, so this record was changed after it was written"),
+        ),
         other => Failure::unusable(other.code(), format!("{}: {other}", file.display())),
     })?;
     if let Some(at) = first_difference(&record.events, &replayed) {
