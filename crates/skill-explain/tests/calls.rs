@@ -55,7 +55,7 @@ fn a_call_with_no_result_is_open_and_an_answered_one_is_not() {
     let CallAnswer::Admitted { call: answered } = session.call_tool("lookup_order") else {
         panic!("triage carries lookup_order");
     };
-    session.observe_call(
+    let observed = session.observe_call(
         answered,
         ToolResult {
             tool_name: "lookup_order".into(),
@@ -63,6 +63,7 @@ fn a_call_with_no_result_is_open_and_an_answered_one_is_not() {
             status: None,
         },
     );
+    assert_eq!(observed, Ok(()), "call {answered} is open");
     session.end_iteration();
     let CallAnswer::Admitted { call: open } = session.call_tool("lookup_order") else {
         panic!("triage carries lookup_order");

@@ -69,8 +69,8 @@ pub use record::{
 pub use replay::{ReplayError, first_difference, replay};
 pub use run::{Run, RunAnswer, RunCall, RunRead};
 pub use session::{
-    CANCELLED, CallAnswer, INPUT_REQUIRED, MAX_ID_ECHO, ReadAnswer, ReadError, Session,
-    SessionConfig, skill_content,
+    CANCELLED, CallAnswer, INPUT_REQUIRED, MAX_ID_ECHO, ObserveError, ReadAnswer, ReadError,
+    Session, SessionConfig, skill_content,
 };
 /// The offer view as the record keeps it (an `offer` event's `view`), from
 /// `skill-tools`, so that a reader of the record needs no other crate.

@@ -9,7 +9,7 @@ use skill_core::{MoveBy, ToolResult};
 
 use crate::graph::Graph;
 use crate::record::{Event, ReadEvent, Refusal, ResultEvent};
-use crate::session::{CANCELLED, INPUT_REQUIRED, ReadError, Session, SessionConfig};
+use crate::session::{CANCELLED, INPUT_REQUIRED, ObserveError, ReadError, Session, SessionConfig};
 
 /// A record that cannot be replayed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -41,6 +41,18 @@ pub enum ReplayError {
         /// The read's error.
         error: ReadError,
     },
+    /// A recorded result names a call that is not open at that point (a
+    /// number never given, or one already answered): a session refuses
+    /// such a result, so no session wrote this record.
+    #[error(
+        "event {index}: {error}; a session records no such result, so the record was changed after it was written: replay it as it was written"
+    )]
+    Result {
+        /// The event's position, from 0.
+        index: usize,
+        /// The result's error.
+        error: ObserveError,
+    },
 }
 
 impl ReplayError {
@@ -50,6 +62,7 @@ impl ReplayError {
             ReplayError::MissingStart { .. } => "record-missing-start",
             ReplayError::SecondStart { .. } => "record-second-start",
             ReplayError::Read { .. } => "replay-unknown-skill",
+            ReplayError::Result { .. } => "replay-call-not-open",
         }
     }
 }
@@ -64,8 +77,9 @@ impl ReplayError {
 ///
 /// # Errors
 ///
-/// [`ReplayError`] when the events do not begin with one `start`, or a read
-/// names an id outside the graph's catalog.
+/// [`ReplayError`] when the events do not begin with one `start`, a read
+/// names an id outside the graph's catalog, or a result names a call that
+/// is not open (a number never given, or one already answered).
 pub fn replay(graph: &Arc<Graph>, events: &[Event]) -> Result<Vec<Event>, ReplayError> {
     let Some(Event::Start(start)) = events.first() else {
         return Err(ReplayError::MissingStart {
@@ -117,23 +131,26 @@ pub fn replay(graph: &Arc<Graph>, events: &[Event]) -> Result<Vec<Event>, Replay
                 status,
                 ..
             }) => {
-                if error == CANCELLED && status.is_none() {
-                    session.observe_cancelled(tool_name, *call);
+                let observed = if error == CANCELLED && status.is_none() {
+                    session.observe_cancelled(tool_name, *call)
                 } else if error == INPUT_REQUIRED && status.is_none() {
-                    session.observe_input_required(tool_name, *call);
+                    session.observe_input_required(tool_name, *call)
                 } else {
-                    session.observe_failure(tool_name, *call, error);
-                }
+                    session.observe_failure(tool_name, *call, error)
+                };
+                observed.map_err(|error| ReplayError::Result { index, error })?;
             }
-            Event::Result(result) => session.observe_measured(
-                result.call,
-                ToolResult {
-                    tool_name: result.tool_name.clone(),
-                    result: result.result.clone(),
-                    status: result.status.clone(),
-                },
-                result.bytes,
-            ),
+            Event::Result(result) => session
+                .observe_measured(
+                    result.call,
+                    ToolResult {
+                        tool_name: result.tool_name.clone(),
+                        result: result.result.clone(),
+                        status: result.status.clone(),
+                    },
+                    result.bytes,
+                )
+                .map_err(|error| ReplayError::Result { index, error })?,
             // A rule's move is made by the turn's start, replayed above.
             Event::Move(moved) if moved.by == MoveBy::Rule => {}
             Event::Move(_) => {

@@ -11,7 +11,7 @@ use skill_tools::{ToolDescriptor, read_skill_id};
 
 use crate::graph::Graph;
 use crate::record::{Event, Refusal};
-use crate::session::{CallAnswer, ReadError, Session, SessionConfig};
+use crate::session::{CallAnswer, ObserveError, ReadError, Session, SessionConfig};
 
 /// One run: a [`Session`] with one turn, every read and call an iteration.
 ///
@@ -31,7 +31,7 @@ use crate::session::{CallAnswer, ReadError, Session, SessionConfig};
 /// assert!(matches!(run.call("issue_refund"), RunCall::Refused { .. }), "refunds is not active");
 /// let RunCall::Forward { call } = run.call("lookup_order") else { panic!("triage carries lookup_order") };
 /// assert_eq!(call, 2, "the refused call was the first");
-/// let answer = run.answered(call, ToolResult { tool_name: "lookup_order".into(), result: r#"{"riskLevel":"high"}"#.into(), status: None });
+/// let answer = run.answered(call, ToolResult { tool_name: "lookup_order".into(), result: r#"{"riskLevel":"high"}"#.into(), status: None })?;
 /// assert_eq!(answer.body.as_deref(), Some(r#"<skill_content name="refunds">Refund with care.</skill_content>"#));
 /// assert!(answer.changed, "the active skills changed: announce the tool list");
 /// assert_eq!(run.session().iteration(), 3, "the refusal and the call were an iteration each");
@@ -224,26 +224,42 @@ impl Run {
 
     /// The answer of the forwarded call numbered `call`: observed, routed,
     /// the iteration ended.
-    pub fn answered(&mut self, call: u64, result: ToolResult) -> RunAnswer {
+    ///
+    /// # Errors
+    ///
+    /// [`ObserveError::CallNotOpen`] when `call` is no open call of the
+    /// result's tool (a number [`call`](Self::call) never gave, or one
+    /// already answered); nothing is recorded and no iteration ends.
+    pub fn answered(&mut self, call: u64, result: ToolResult) -> Result<RunAnswer, ObserveError> {
         let before = self.active();
-        self.session.observe_call(call, result);
-        self.end_answered(before)
+        self.session.observe_call(call, result)?;
+        Ok(self.end_answered(before))
     }
 
     /// A forwarded call of `tool` the client cancelled: recorded as
     /// cancelled, the iteration ended, and nothing moves (SPEC §9.5).
-    pub fn cancelled(&mut self, call: u64, tool: &str) {
-        self.session.observe_cancelled(tool, Some(call));
+    ///
+    /// # Errors
+    ///
+    /// As [`answered`](Self::answered).
+    pub fn cancelled(&mut self, call: u64, tool: &str) -> Result<(), ObserveError> {
+        self.session.observe_cancelled(tool, Some(call))?;
         self.session.end_iteration();
+        Ok(())
     }
 
     /// A forwarded call of `tool` whose upstream asked the client for
     /// input instead of answering (MCP's `input_required`): recorded, the
     /// iteration ended, and nothing moves; the client's retry, with its
     /// answers, is a call of its own (SPEC §9.5).
-    pub fn input_required(&mut self, call: u64, tool: &str) {
-        self.session.observe_input_required(tool, Some(call));
+    ///
+    /// # Errors
+    ///
+    /// As [`answered`](Self::answered).
+    pub fn input_required(&mut self, call: u64, tool: &str) -> Result<(), ObserveError> {
+        self.session.observe_input_required(tool, Some(call))?;
         self.session.end_iteration();
+        Ok(())
     }
 
     /// End an answered call's iteration: a move by a route brings the new
@@ -263,10 +279,19 @@ impl Run {
     /// A forwarded call of `tool` that failed instead of answering, for
     /// `error`: recorded as a `failure` result with the error (SPEC §9.7),
     /// routed as one (routes on `failure` fire), and the iteration ended.
-    pub fn failed(&mut self, call: u64, tool: &str, error: &str) -> RunAnswer {
+    ///
+    /// # Errors
+    ///
+    /// As [`answered`](Self::answered).
+    pub fn failed(
+        &mut self,
+        call: u64,
+        tool: &str,
+        error: &str,
+    ) -> Result<RunAnswer, ObserveError> {
         let before = self.active();
-        self.session.observe_failure(tool, Some(call), error);
-        self.end_answered(before)
+        self.session.observe_failure(tool, Some(call), error)?;
+        Ok(self.end_answered(before))
     }
 
     /// Take the events recorded so far.
@@ -324,7 +349,7 @@ mod tests {
     fn a_call_that_needs_input_moves_nothing_and_replays() {
         let mut run = run(CallPolicy::Scoped, &[]);
         assert_eq!(run.call("lookup_order"), RunCall::Forward { call: 1 });
-        run.input_required(1, "lookup_order");
+        run.input_required(1, "lookup_order").unwrap();
         assert_eq!(run.session().cursor(), Some("triage"), "nothing moved");
         assert_eq!(run.session().iteration(), 2, "the attempt was an iteration");
         let events = run.take_events();
@@ -348,7 +373,9 @@ mod tests {
         .unwrap();
         let mut run = Run::new(Arc::new(Graph::new(map).unwrap()), SessionConfig::default());
         assert_eq!(run.call("lookup_order"), RunCall::Forward { call: 1 });
-        let answer = run.failed(1, "lookup_order", "upstream \"desk\" timed out after 60 s");
+        let answer = run
+            .failed(1, "lookup_order", "upstream \"desk\" timed out after 60 s")
+            .unwrap();
         assert!(answer.changed);
         assert_eq!(
             answer.body.as_deref(),
@@ -451,7 +478,7 @@ mod tests {
                 },
             );
             assert_eq!(
-                answer,
+                answer.unwrap(),
                 RunAnswer {
                     body: None,
                     changed: false
@@ -476,7 +503,7 @@ mod tests {
         .unwrap();
         let mut run = Run::new(Arc::new(Graph::new(map).unwrap()), SessionConfig::default());
         assert_eq!(run.call("lookup_order"), RunCall::Forward { call: 1 });
-        run.cancelled(1, "lookup_order");
+        run.cancelled(1, "lookup_order").unwrap();
         assert_eq!(run.session().cursor(), Some("triage"));
         let events = run.take_events();
         assert!(events.iter().any(|event| matches!(event, Event::Result(result) if result.error.as_deref() == Some("cancelled"))));
@@ -487,7 +514,9 @@ mod tests {
     fn a_failed_call_ends_its_iteration_and_moves_nothing_without_a_failure_route() {
         let mut run = run(CallPolicy::Scoped, &[]);
         assert_eq!(run.call("lookup_order"), RunCall::Forward { call: 1 });
-        let answer = run.failed(1, "lookup_order", "the upstream has stopped");
+        let answer = run
+            .failed(1, "lookup_order", "the upstream has stopped")
+            .unwrap();
         assert_eq!((answer.body, answer.changed), (None, false));
         assert_eq!(
             (run.session().iteration(), run.session().cursor()),
@@ -530,7 +559,7 @@ mod tests {
                 .to_line()
                 .contains(r#""tool_name":"lookup_order","call":1,"accepted":true"#)
         );
-        run.answered(call, result("lookup_order", "{}"));
+        run.answered(call, result("lookup_order", "{}")).unwrap();
         assert_eq!(run.session().open_calls().count(), 0);
         let answered = run.session().events().iter().find_map(|event| match event {
             Event::Result(result) => Some(result.call),
@@ -541,12 +570,38 @@ mod tests {
     }
 
     #[test]
+    fn an_answer_for_a_call_that_is_not_open_is_refused_and_ends_no_iteration() {
+        let mut run = run(CallPolicy::Scoped, &[]);
+        let RunCall::Forward { call } = run.call("lookup_order") else {
+            panic!("triage carries lookup_order");
+        };
+        run.answered(call, result("lookup_order", "{}")).unwrap();
+        let iteration = run.session().iteration();
+        let recorded = run.session().events().len();
+        for refused in [
+            run.answered(call, result("lookup_order", "again"))
+                .map(|_| ()),
+            run.failed(call, "lookup_order", "down").map(|_| ()),
+            run.cancelled(call, "lookup_order"),
+            run.input_required(call + 1, "lookup_order"),
+        ] {
+            assert_eq!(
+                refused.map_err(|error| error.code()),
+                Err("result-call-not-open")
+            );
+        }
+        assert_eq!(run.session().iteration(), iteration, "no iteration ended");
+        assert_eq!(run.session().events().len(), recorded, "nothing recorded");
+        replays_to_itself(&mut run);
+    }
+
+    #[test]
     fn calls_answered_out_of_order_keep_their_numbers() {
         let mut run = run(CallPolicy::Scoped, &[]);
         assert_eq!(run.call("lookup_order"), RunCall::Forward { call: 1 });
         assert_eq!(run.call("lookup_order"), RunCall::Forward { call: 2 });
-        run.answered(2, result("lookup_order", "second"));
-        run.answered(1, result("lookup_order", "first"));
+        run.answered(2, result("lookup_order", "second")).unwrap();
+        run.answered(1, result("lookup_order", "first")).unwrap();
         let answered: Vec<_> = run
             .session()
             .events()
@@ -575,7 +630,7 @@ mod tests {
         let RunCall::Forward { call } = run.call("lookup_order") else {
             panic!("triage carries lookup_order");
         };
-        run.answered(call, result("lookup_order", "{}"));
+        run.answered(call, result("lookup_order", "{}")).unwrap();
         let old: Vec<Event> = run
             .take_events()
             .into_iter()

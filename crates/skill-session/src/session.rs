@@ -151,6 +151,58 @@ impl ReadError {
     }
 }
 
+/// A result the session cannot take: the host named a call the result
+/// cannot answer. Nothing is recorded and nothing is routed, so that every
+/// `result` the record holds answers the call it names (SPEC §8.4) and the
+/// record replays to itself.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ObserveError {
+    /// `call` is no open call of `tool`: a number the call gate never gave,
+    /// one it gave a call of another tool, or one already answered.
+    #[error("a result of {} gives call {call}, which is not an open call of that tool (open calls of {}: {}); pass the number call_tool gave the call, once, or observe the result with no number", shown_tool(.tool), shown_tool(.tool), shown_calls(.open))]
+    CallNotOpen {
+        /// The tool whose result it is (as given).
+        tool: String,
+        /// The number the result gave.
+        call: u64,
+        /// The open calls of `tool`, oldest first.
+        open: Vec<u64>,
+    },
+}
+
+impl ObserveError {
+    /// The stable code of the error.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ObserveError::CallNotOpen { .. } => "result-call-not-open",
+        }
+    }
+}
+
+/// `"x"`, or `a tool name of N bytes` past [`MAX_ID_ECHO`].
+fn shown_tool(tool: &str) -> String {
+    if tool.len() > MAX_ID_ECHO {
+        format!("a tool name of {} bytes", tool.len())
+    } else {
+        format!("\"{tool}\"")
+    }
+}
+
+/// The open calls an answer names, at most [`SHOWN_CALLS`] of them; `none`
+/// when there are none.
+fn shown_calls(open: &[u64]) -> String {
+    let shown: Vec<String> = open.iter().take(SHOWN_CALLS).map(u64::to_string).collect();
+    match open.len() {
+        0 => "none".to_owned(),
+        n if n > SHOWN_CALLS => format!("{}, … and {} more", shown.join(", "), n - SHOWN_CALLS),
+        _ => shown.join(", "),
+    }
+}
+
+/// How many open calls an [`ObserveError`] names.
+const SHOWN_CALLS: usize = 10;
+
 /// What one call of a host tool gets from the call gate.
 #[derive(Debug, Clone, PartialEq)]
 pub enum CallAnswer {
@@ -790,11 +842,42 @@ impl Session {
     /// `call` when the host names it, else the oldest open call of `tool`;
     /// `None` when no call of `tool` is open (a result the host reports
     /// with no call before it).
-    fn close_call(&mut self, tool: &str, call: Option<u64>) -> Option<u64> {
-        let at = self.open.iter().position(|(number, name)| match call {
-            Some(call) => *number == call,
-            None => name == tool,
-        })?;
+    ///
+    /// # Errors
+    ///
+    /// [`ObserveError::CallNotOpen`] when `call` is no open call of `tool`;
+    /// nothing closes.
+    fn close_call(&mut self, tool: &str, call: Option<u64>) -> Result<Option<u64>, ObserveError> {
+        match call {
+            Some(call) => self.close_named(tool, call).map(Some),
+            None => Ok(self.close_oldest(tool)),
+        }
+    }
+
+    /// Close the open call of `tool` numbered `call`.
+    fn close_named(&mut self, tool: &str, call: u64) -> Result<u64, ObserveError> {
+        let at = self
+            .open
+            .iter()
+            .position(|(number, name)| *number == call && name == tool);
+        match at {
+            Some(at) => Ok(self.open.remove(at).0),
+            None => Err(ObserveError::CallNotOpen {
+                tool: tool.to_owned(),
+                call,
+                open: self
+                    .open
+                    .iter()
+                    .filter(|(_, name)| name == tool)
+                    .map(|(number, _)| *number)
+                    .collect(),
+            }),
+        }
+    }
+
+    /// Close the oldest open call of `tool`, if one is open.
+    fn close_oldest(&mut self, tool: &str) -> Option<u64> {
+        let at = self.open.iter().position(|(_, name)| name == tool)?;
         Some(self.open.remove(at).0)
     }
 
@@ -805,21 +888,49 @@ impl Session {
     /// [`observe_call`](Self::observe_call) to name the call).
     pub fn observe(&mut self, result: ToolResult) {
         let bytes = result.result.len();
-        self.observe_measured(None, result, bytes);
+        let call = self.close_oldest(&result.tool_name);
+        self.take_result(call, result, bytes);
     }
 
     /// [`observe`](Self::observe) the result of the accepted call numbered
     /// `call` (the number [`CallAnswer::Admitted`] gave): calls of one tool
     /// may be answered in another order than they were made.
-    pub fn observe_call(&mut self, call: u64, result: ToolResult) {
+    ///
+    /// # Errors
+    ///
+    /// [`ObserveError::CallNotOpen`] when `call` is no open call of the
+    /// result's tool: a number never given, given a call of another tool,
+    /// or already answered. Nothing is recorded or routed, and the calls
+    /// stay as they were: a record never holds a result for a call it does
+    /// not answer, and replays to itself.
+    pub fn observe_call(&mut self, call: u64, result: ToolResult) -> Result<(), ObserveError> {
         let bytes = result.result.len();
-        self.observe_measured(Some(call), result, bytes);
+        let call = self.close_named(&result.tool_name, call)?;
+        self.take_result(Some(call), result, bytes);
+        Ok(())
     }
 
     /// [`observe`](Self::observe) a result whose whole length was `bytes`,
     /// answering `call` when given: a replay has only the recorded head of
     /// a long result, and records the length the original had.
-    pub(crate) fn observe_measured(&mut self, call: Option<u64>, result: ToolResult, bytes: usize) {
+    ///
+    /// # Errors
+    ///
+    /// As [`observe_call`](Self::observe_call).
+    pub(crate) fn observe_measured(
+        &mut self,
+        call: Option<u64>,
+        result: ToolResult,
+        bytes: usize,
+    ) -> Result<(), ObserveError> {
+        let call = self.close_call(&result.tool_name, call)?;
+        self.take_result(call, result, bytes);
+        Ok(())
+    }
+
+    /// Record `result`, answering `call` (closed already), and keep it for
+    /// routing.
+    fn take_result(&mut self, call: Option<u64>, result: ToolResult, bytes: usize) {
         let kept = head(&result.result).to_owned();
         self.record_result(
             &result.tool_name,
@@ -835,24 +946,43 @@ impl Session {
     /// recorded as a `result` with the error [`CANCELLED`] and no status,
     /// and never routed, so it moves nothing (SPEC §9.5). `call` names the
     /// call as [`observe_call`](Self::observe_call) does.
-    pub fn observe_cancelled(&mut self, tool: &str, call: Option<u64>) {
-        self.observe_unanswered(tool, call, CANCELLED);
+    ///
+    /// # Errors
+    ///
+    /// As [`observe_call`](Self::observe_call), when `call` is given.
+    pub fn observe_cancelled(&mut self, tool: &str, call: Option<u64>) -> Result<(), ObserveError> {
+        self.observe_unanswered(tool, call, CANCELLED)
     }
 
     /// A call of `tool` whose upstream asked the client for input instead
     /// of answering (MCP's `input_required`): recorded as a `result` with
     /// the error [`INPUT_REQUIRED`] and no status, and never routed, so it
     /// moves nothing; the client's retry is a call of its own (SPEC §9.5).
-    pub fn observe_input_required(&mut self, tool: &str, call: Option<u64>) {
-        self.observe_unanswered(tool, call, INPUT_REQUIRED);
+    ///
+    /// # Errors
+    ///
+    /// As [`observe_call`](Self::observe_call), when `call` is given.
+    pub fn observe_input_required(
+        &mut self,
+        tool: &str,
+        call: Option<u64>,
+    ) -> Result<(), ObserveError> {
+        self.observe_unanswered(tool, call, INPUT_REQUIRED)
     }
 
     /// A call of `tool` that got no answer to route on, for `why`.
-    fn observe_unanswered(&mut self, tool: &str, call: Option<u64>, why: &str) {
+    fn observe_unanswered(
+        &mut self,
+        tool: &str,
+        call: Option<u64>,
+        why: &str,
+    ) -> Result<(), ObserveError> {
+        let call = self.close_call(tool, call)?;
         self.record_result(tool, call, None, (0, String::new()), Some(why.to_owned()));
+        Ok(())
     }
 
-    /// Record a `result` of `tool` answering `call` (see
+    /// Record a `result` of `tool` answering `call` (closed already by
     /// [`close_call`](Self::close_call)): its status, its length and kept
     /// head, and why it failed, if it did; offered as the call gate counts.
     fn record_result(
@@ -864,7 +994,6 @@ impl Session {
         error: Option<String>,
     ) {
         let offered = self.offers_call(tool);
-        let call = self.close_call(tool, call);
         self.events.push(Event::Result(ResultEvent {
             iteration: self.iteration,
             tool_name: tool.to_owned(),
@@ -883,7 +1012,17 @@ impl Session {
     /// §9.7), and routes on `failure` fire on it as on any failed result.
     /// The error is recorded cut to its first 4 KiB. `call` names the call
     /// as [`observe_call`](Self::observe_call) does.
-    pub fn observe_failure(&mut self, tool: &str, call: Option<u64>, error: &str) {
+    ///
+    /// # Errors
+    ///
+    /// As [`observe_call`](Self::observe_call), when `call` is given.
+    pub fn observe_failure(
+        &mut self,
+        tool: &str,
+        call: Option<u64>,
+        error: &str,
+    ) -> Result<(), ObserveError> {
+        let call = self.close_call(tool, call)?;
         let failure = ToolResult {
             tool_name: tool.to_owned(),
             result: String::new(),
@@ -892,6 +1031,7 @@ impl Session {
         let why = Some(head(error).to_owned());
         self.record_result(tool, call, failure.status.clone(), (0, String::new()), why);
         self.results.push(failure);
+        Ok(())
     }
 
     /// Close the iteration: move the cursor once, by the first that applies —
@@ -1334,6 +1474,134 @@ mod tests {
         assert_eq!(
             session.position(),
             "This run is in 'triage', with 'faq' active too; from here read_skill may take: refunds, faq."
+        );
+    }
+
+    fn admitted(session: &mut Session, tool: &str) -> u64 {
+        match session.call_tool(tool) {
+            CallAnswer::Admitted { call } => call,
+            refused @ CallAnswer::Refused { .. } => panic!("scoped admits {tool}: {refused:?}"),
+        }
+    }
+
+    fn not_open(tool: &str, call: u64, open: &[u64]) -> ObserveError {
+        ObserveError::CallNotOpen {
+            tool: tool.to_owned(),
+            call,
+            open: open.to_vec(),
+        }
+    }
+
+    #[test]
+    fn a_result_for_a_call_that_is_not_open_is_refused_and_changes_nothing() {
+        let mut session = session(Posture::Assist);
+        let first = admitted(&mut session, "lookup_order");
+        let before = session.events().len();
+        // A number the gate never gave.
+        assert_eq!(
+            session.observe_call(7, order("high")),
+            Err(not_open("lookup_order", 7, &[first]))
+        );
+        // The number of a call of another tool.
+        let other = ToolResult {
+            tool_name: "charge_history".into(),
+            result: "{}".into(),
+            status: None,
+        };
+        assert_eq!(
+            session.observe_call(first, other),
+            Err(not_open("charge_history", first, &[]))
+        );
+        assert_eq!(session.events().len(), before, "nothing is recorded");
+        assert_eq!(session.open_calls().collect::<Vec<_>>(), [first]);
+        session.observe_call(first, order("low")).unwrap();
+        // The same number twice, under every way of reporting a result.
+        let twice = not_open("lookup_order", first, &[]);
+        assert_eq!(
+            session.observe_call(first, order("high")),
+            Err(twice.clone())
+        );
+        assert_eq!(
+            session.observe_failure("lookup_order", Some(first), "down"),
+            Err(twice.clone())
+        );
+        assert_eq!(
+            session.observe_cancelled("lookup_order", Some(first)),
+            Err(twice.clone())
+        );
+        assert_eq!(
+            session.observe_input_required("lookup_order", Some(first)),
+            Err(twice)
+        );
+        let results: Vec<Option<u64>> = session
+            .events()
+            .iter()
+            .filter_map(|event| match event {
+                Event::Result(result) => Some(result.call),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            results,
+            [Some(first)],
+            "only the answer of call 1 is recorded"
+        );
+        let moved = session.end_iteration();
+        assert_eq!(
+            (moved.by, moved.to.as_deref()),
+            (MoveBy::Stay, Some("triage")),
+            "a refused result routes nothing: the high risk would have moved to refunds"
+        );
+        let events = session.take_events();
+        let replayed = crate::replay(session.graph(), &events).unwrap();
+        assert_eq!(replayed, events);
+    }
+
+    #[test]
+    fn a_result_with_no_number_answers_the_oldest_open_call_of_its_tool() {
+        let mut session = session(Posture::Assist);
+        let first = admitted(&mut session, "lookup_order");
+        let second = admitted(&mut session, "lookup_order");
+        session.observe(order("low"));
+        assert_eq!(session.open_calls().collect::<Vec<_>>(), [second]);
+        session.observe(order("low"));
+        session.observe(order("low"));
+        let results: Vec<Option<u64>> = session
+            .events()
+            .iter()
+            .filter_map(|event| match event {
+                Event::Result(result) => Some(result.call),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(results, [Some(first), Some(second), None]);
+        session.end_iteration();
+        let events = session.take_events();
+        assert_eq!(crate::replay(session.graph(), &events).unwrap(), events);
+    }
+
+    #[test]
+    fn a_call_that_is_not_open_is_refused_naming_the_call_the_open_ones_and_the_fix() {
+        let error = not_open("lookup_order", 7, &[1, 3]);
+        assert_eq!(error.code(), "result-call-not-open");
+        assert_eq!(
+            error.to_string(),
+            "a result of \"lookup_order\" gives call 7, which is not an open call of that tool (open calls of \"lookup_order\": 1, 3); pass the number call_tool gave the call, once, or observe the result with no number"
+        );
+        let many: Vec<u64> = (1..=12).collect();
+        let said = not_open(&"t".repeat(MAX_ID_ECHO + 1), 99, &many).to_string();
+        assert!(
+            said.starts_with("a result of a tool name of 257 bytes gives call 99"),
+            "{said}"
+        );
+        assert!(
+            said.contains(": 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, … and 2 more)"),
+            "{said}"
+        );
+        assert!(
+            not_open("t", 1, &[])
+                .to_string()
+                .contains("(open calls of \"t\": none)")
         );
     }
 }

@@ -1,15 +1,16 @@
 //! The session's laws, as properties over random maps and random scripts:
 //! a hidden id is never shown to the model; the cursor moves only at the end
 //! of an iteration, by a route or an accepted pick; under `rails` no read
-//! moves it; `visible_tools` is exactly the tools of the active skills; and
-//! replaying a record's inputs reproduces the record.
+//! moves it; `visible_tools` is exactly the tools of the active skills; a
+//! result is taken under a call number only while that call of its tool is
+//! open; and replaying a record's inputs reproduces the record.
 
 use std::sync::Arc;
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use skill_core::{Menu, MenuCandidate, SkillMap, ToolResult};
-use skill_session::{Graph, MoveBy, Posture, Session, read_record, replay};
+use skill_session::{CallAnswer, Graph, MoveBy, Posture, Session, read_record, replay};
 
 /// Ids no one of which contains another, so a text naming one never names
 /// another by accident.
@@ -80,6 +81,9 @@ enum Step {
     Read(usize),
     ReadUnknown,
     Observe(usize, u8, bool),
+    Call(usize),
+    /// A result under a call number: one given, never given, or answered.
+    ObserveCall(u64, usize, u8, bool),
     End,
 }
 
@@ -90,6 +94,8 @@ fn step() -> impl Strategy<Value = Step> {
         4 => (0..IDS.len()).prop_map(Step::Read),
         1 => Just(Step::ReadUnknown),
         3 => (0..TOOLS.len(), 0u8..10, any::<bool>()).prop_map(|(t, s, ok)| Step::Observe(t, s, ok)),
+        2 => (0..TOOLS.len()).prop_map(Step::Call),
+        2 => (1u64..6, 0..TOOLS.len(), 0u8..10, any::<bool>()).prop_map(|(n, t, s, ok)| Step::ObserveCall(n, t, s, ok)),
         3 => Just(Step::End),
     ]
 }
@@ -118,6 +124,8 @@ struct Run {
     shown: Vec<String>,
     /// Accepted reads since the turn began.
     read_this_turn: Vec<String>,
+    /// The calls the gate admitted: number and tool.
+    admitted: Vec<(u64, usize)>,
 }
 
 impl Run {
@@ -168,6 +176,13 @@ impl Run {
                 result: format!(r#"{{"score":{score}}}"#),
                 status: ok.then(|| "success".to_owned()),
             }),
+            Step::Call(tool) => match self.session.call_tool(TOOLS[*tool]) {
+                CallAnswer::Admitted { call } => self.admitted.push((call, *tool)),
+                CallAnswer::Refused { text, .. } => self.shown.push(text),
+            },
+            Step::ObserveCall(call, tool, score, ok) => {
+                self.observe_call(*call, *tool, *score, *ok)?
+            }
             Step::End => return self.end(before),
         }
         prop_assert_eq!(
@@ -175,6 +190,52 @@ impl Run {
             before.as_deref(),
             "only the end of an iteration moves the cursor"
         );
+        Ok(())
+    }
+
+    /// A result under `call` is taken exactly when `call` is an open call
+    /// of its tool; refused, it changes nothing.
+    fn observe_call(
+        &mut self,
+        call: u64,
+        tool: usize,
+        score: u8,
+        ok: bool,
+    ) -> Result<(), TestCaseError> {
+        let open: Vec<u64> = self.session.open_calls().collect();
+        let recorded = self.session.events().len();
+        let answers = open.contains(&call) && self.admitted.contains(&(call, tool));
+        let taken = self.session.observe_call(
+            call,
+            ToolResult {
+                tool_name: TOOLS[tool].to_owned(),
+                result: format!(r#"{{"score":{score}}}"#),
+                status: ok.then(|| "success".to_owned()),
+            },
+        );
+        prop_assert_eq!(
+            taken.is_ok(),
+            answers,
+            "call {} of {}, open: {:?}",
+            call,
+            TOOLS[tool],
+            open
+        );
+        let now: Vec<u64> = self.session.open_calls().collect();
+        if answers {
+            prop_assert_eq!(
+                now,
+                open.into_iter().filter(|n| *n != call).collect::<Vec<_>>()
+            );
+            prop_assert_eq!(self.session.events().len(), recorded + 1);
+        } else {
+            prop_assert_eq!(now, open, "a refused result closes nothing");
+            prop_assert_eq!(
+                self.session.events().len(),
+                recorded,
+                "a refused result is not recorded"
+            );
+        }
         Ok(())
     }
 
@@ -246,6 +307,7 @@ proptest! {
             session: Session::new(Arc::clone(&graph), posture, hidden.clone()),
             shown: Vec::new(),
             read_this_turn: Vec::new(),
+            admitted: Vec::new(),
         };
         run.session.begin_turn("hello", None);
         for step in &script {
@@ -263,13 +325,15 @@ proptest! {
         let record = read_record(&text).map_err(|e| TestCaseError::fail(e.to_string()))?;
         prop_assert_eq!(&record.events, &events, "the record reads back as written");
         let replayed = replay(&graph, &events).map_err(|e| TestCaseError::fail(e.to_string()))?;
-        prop_assert_eq!(replayed, events, "replaying the inputs reproduces the record");
+        prop_assert_eq!(&replayed, &events, "replaying the inputs reproduces the record");
+        let again = replay(&graph, &replayed).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(again, replayed, "a replayed record replays to itself");
     }
 
     #[test]
     fn a_record_cut_anywhere_reads_up_to_the_cut((map, posture, _hide, script) in case(), cut in any::<prop::sample::Index>()) {
         let graph = Arc::new(Graph::new(map).expect("the generated guards compile"));
-        let mut run = Run { session: Session::new(graph, posture, Vec::new()), shown: Vec::new(), read_this_turn: Vec::new() };
+        let mut run = Run { session: Session::new(graph, posture, Vec::new()), shown: Vec::new(), read_this_turn: Vec::new(), admitted: Vec::new() };
         for step in &script {
             run.step(step)?;
         }

@@ -203,3 +203,48 @@ fn a_record_that_is_not_one_is_unusable_input() {
         stderr(&output)
     );
 }
+
+/// The fuzz target `record`'s first finding, minimized: one skill carrying
+/// `lookup`, an accepted call of it numbered 1, and a `result` for call 7.
+const RESULT_FOR_CALL_7: &str = r#"{"v":1,"event":"start","iteration":1,"cursor":"triage","posture":"assist","map":{"skills":[{"id":"triage","tools":["lookup"]}],"entries":["triage"],"routes":[]}}
+{"v":1,"event":"turn","iteration":1,"user_message":"hi"}
+{"v":1,"event":"call","iteration":1,"tool_name":"lookup","call":1,"accepted":true}
+{"v":1,"event":"result","iteration":1,"tool_name":"lookup","call":7,"bytes":2,"result":"{}","status":"success"}
+"#;
+
+#[test]
+fn a_result_for_a_call_that_is_not_open_differs_at_its_line() {
+    let dir = scratch("replay", "call-not-open");
+    let file = common::write(&dir, "run.jsonl", RESULT_FOR_CALL_7);
+    let output = replay(Path::new(&file), &[]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let message = stderr(&output);
+    assert!(message.starts_with("error[replay-differs]: "), "{message}");
+    assert!(message.contains("run.jsonl:4: "), "{message}");
+    assert!(
+        message.contains(r#"a result of "lookup" gives call 7, which is not an open call of that tool (open calls of "lookup": 1)"#),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_field_only_the_record_has_is_named_as_absent_in_the_replay() {
+    // `offered: false` on a result of a tool the active skill carries: the
+    // replay writes no `offered` (it is offered), and `replay` used to
+    // panic (exit 101) looking the field up in the replayed event.
+    let dir = scratch("replay", "field-only-recorded");
+    let text = RESULT_FOR_CALL_7.replace(
+        r#""call":7,"bytes":2,"result":"{}","status":"success"}"#,
+        r#""call":1,"bytes":2,"result":"{}","status":"success","offered":false}"#,
+    );
+    assert!(text.contains(r#""offered":false"#));
+    let file = common::write(&dir, "run.jsonl", &text);
+    let output = replay(Path::new(&file), &[]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let message = stderr(&output);
+    assert!(message.starts_with("error[replay-differs]: "), "{message}");
+    assert!(
+        message.contains(r#"run.jsonl:4: the replay parts from the record here: the "result" event's offered is false in the record, and absent in the replay"#),
+        "{message}"
+    );
+}

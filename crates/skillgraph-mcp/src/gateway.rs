@@ -350,12 +350,13 @@ impl Gateway {
                 self.hub.upstreams.remember_result(&name, &answer);
                 Ok(Ok(doorway::step(slot, generation, |run| {
                     translate::route(run, call, &name, answer)
-                })?))
+                })??))
             }
             Some(Ok(Answer::InputRequired(asked))) => {
                 // The client fulfils the requests and retries: this
                 // attempt moved nothing (SPEC §9.5).
-                doorway::step(slot, generation, |run| run.input_required(call, &name))?;
+                doorway::step(slot, generation, |run| run.input_required(call, &name))?
+                    .map_err(translate::not_open)?;
                 let sealer = self.hub.upstreams.sealer();
                 Ok(Err(forwarded.asking(sealer, &name, asked)))
             }
@@ -364,16 +365,17 @@ impl Gateway {
                 // is (SPEC §9.7: -32021 for an undeclared capability).
                 doorway::step(slot, generation, |run| {
                     translate::fail(run, call, &name, &error.message)
-                })?;
+                })??;
                 Err(error)
             }
             Some(Err(failure)) => Ok(Ok(doorway::step(slot, generation, |run| {
                 translate::fail(run, call, &name, &failure)
-            })?)),
+            })??)),
             None => {
                 // The client cancelled: the upstream call was dropped (and
                 // so cancelled there too); no answer is owed.
-                doorway::step(slot, generation, |run| run.cancelled(call, &name))?;
+                doorway::step(slot, generation, |run| run.cancelled(call, &name))?
+                    .map_err(translate::not_open)?;
                 Err(ErrorData::internal_error(
                     format!("the client cancelled the call of {name}"),
                     None,

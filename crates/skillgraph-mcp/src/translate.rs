@@ -16,7 +16,7 @@ use std::sync::Arc;
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, ResultType, Tool};
 use serde_json::Value;
-use skillgraph::skill_session::{Graph, Run, RunCall, SessionConfig};
+use skillgraph::skill_session::{Graph, ObserveError, Run, RunCall, SessionConfig};
 use skillgraph::skill_tools::{HostFormat, ToolDescriptor};
 
 use crate::ServeError;
@@ -83,31 +83,54 @@ pub(crate) fn admit(run: &mut Run, name: &str, generation: Generation) -> Admiss
 /// The upstream's `answer` to the call numbered `call` of `name`: the run
 /// observes and routes it, and a move by a route appends the new skill's
 /// body after the upstream's own blocks.
+///
+/// # Errors
+///
+/// [`not_open`] when the run has no open call `call` of `name`.
 pub(crate) fn route(
     run: &mut Run,
     call: u64,
     name: &str,
     mut answer: CallToolResult,
-) -> (CallToolResult, bool) {
-    let routed = run.answered(call, observe(name, &answer));
+) -> Result<(CallToolResult, bool), ErrorData> {
+    let routed = run
+        .answered(call, observe(name, &answer))
+        .map_err(not_open)?;
     if let Some(body) = routed.body {
         answer.content.push(ContentBlock::text(body));
     }
     // The 2026-07-28 revision requires it on every result; rmcp clears it
     // again for a client of an older revision.
     answer.result_type.get_or_insert(ResultType::COMPLETE);
-    (answer, routed.changed)
+    Ok((answer, routed.changed))
 }
 
 /// A call the upstream failed to answer (SPEC §9.7): a tool error naming
 /// the upstream and the failure, so that the model sees it; the run
 /// records a `failure` result with the error and routes it, and a move
 /// brings the new skill's body.
-pub(crate) fn fail(run: &mut Run, call: u64, name: &str, failure: &str) -> (CallToolResult, bool) {
-    let routed = run.failed(call, name, failure);
+///
+/// # Errors
+///
+/// As [`route`].
+pub(crate) fn fail(
+    run: &mut Run,
+    call: u64,
+    name: &str,
+    failure: &str,
+) -> Result<(CallToolResult, bool), ErrorData> {
+    let routed = run.failed(call, name, failure).map_err(not_open)?;
     let mut content = vec![ContentBlock::text(failure.to_owned())];
     content.extend(routed.body.map(ContentBlock::text));
-    (CallToolResult::error(content), routed.changed)
+    Ok((CallToolResult::error(content), routed.changed))
+}
+
+/// The answer when the run refuses a forwarded call's outcome because the
+/// call is not open (the server numbers and answers each call once, so
+/// this is the server's own fault): an internal error naming the call,
+/// with nothing recorded.
+pub(crate) fn not_open(error: ObserveError) -> ErrorData {
+    ErrorData::internal_error(format!("{} ({})", error, error.code()), None)
 }
 
 /// The tools a handshake run lists now, recording the offer the model is

@@ -96,7 +96,7 @@ fn conversation(graph: &Arc<Graph>) -> Result<String, Error> {
                 // session would refuse a tool no active skill carries.
                 Call::Tool(name, canned) => match session.call_tool(name) {
                     CallAnswer::Admitted { call } => {
-                        session.observe_call(call, run_tool(name, canned))
+                        session.observe_call(call, run_tool(name, canned))?;
                     }
                     CallAnswer::Refused { text, .. } => println!("  {name} refused: {text}"),
                 },

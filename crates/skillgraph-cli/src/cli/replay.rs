@@ -61,6 +61,11 @@ pub(super) fn replay_command(file: &Path, map: Option<&Path>) -> Result<ExitCode
             line_of(&record, index),
             format!("{error}, so the replay cannot take this read: the record was written on another map"),
         ),
+        ReplayError::Result { index, error } => differs(
+            file,
+            line_of(&record, index),
+            format!("{error}; a session refuses such a result, so this record was changed after it was written"),
+        ),
         other => Failure::unusable(other.code(), format!("{}: {other}", file.display())),
     })?;
     if let Some(at) = first_difference(&record.events, &replayed) {
@@ -101,13 +106,22 @@ fn difference(file: &Path, record: &Record, replayed: &[Event], at: usize) -> Fa
     let line = line_of(record, at);
     let what = match (record.events.get(at), replayed.get(at)) {
         (Some(recorded), Some(again)) => {
-            let (path, was, now) = first_field_apart(&value_of(recorded), &value_of(again));
-            format!(
-                "the \"{}\" event's {path} is {} in the record, and the replay makes it {}",
-                recorded.kind(),
-                shown(&was),
-                shown(&now)
-            )
+            let kind = recorded.kind();
+            match first_field_apart(&value_of(recorded), &value_of(again)) {
+                (path, Some(was), None) => format!(
+                    "the \"{kind}\" event's {path} is {} in the record, and absent in the replay",
+                    shown(&was)
+                ),
+                (path, None, Some(now)) => format!(
+                    "the \"{kind}\" event's {path} is absent in the record, and the replay makes it {}",
+                    shown(&now)
+                ),
+                (path, was, now) => format!(
+                    "the \"{kind}\" event's {path} is {} in the record, and the replay makes it {}",
+                    shown_or_absent(was.as_ref()),
+                    shown_or_absent(now.as_ref())
+                ),
+            }
         }
         (Some(recorded), None) => format!(
             "the record holds a \"{}\" event here, and the replay ends before it",
@@ -127,50 +141,61 @@ fn value_of(event: &Event) -> Value {
 }
 
 /// The first field where `a` and `b` differ, as a path (`to`,
-/// `guard.conditions[0].passed`), with both values there.
-fn first_field_apart(a: &Value, b: &Value) -> (String, Value, Value) {
+/// `guard.conditions[0].passed`), with the value each has there: `None`
+/// where a field is present on one side only.
+fn first_field_apart(a: &Value, b: &Value) -> (String, Option<Value>, Option<Value>) {
     let mut path = String::new();
     let (mut a, mut b) = (a, b);
     loop {
         let step = match (a, b) {
             (Value::Object(x), Value::Object(y)) => x
                 .iter()
-                .find(|(key, value)| y.get(*key) != Some(*value))
-                .map(|(key, value)| (format!(".{key}"), value, &y[key.as_str()]))
+                .find(|(key, value)| y.get(key.as_str()) != Some(*value))
+                .map(|(key, value)| (key, Some(value), y.get(key.as_str())))
                 .or_else(|| {
                     y.iter()
-                        .find(|(key, _)| !x.contains_key(*key))
-                        .map(|(key, value)| (format!(".{key}"), &Value::Null, value))
-                }),
+                        .find(|(key, _)| !x.contains_key(key.as_str()))
+                        .map(|(key, value)| (key, None, Some(value)))
+                })
+                .map(|(key, was, now)| (format!(".{key}"), was, now)),
             (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
                 .iter()
                 .zip(y)
-                .position(|(p, q)| p != q)
-                .map(|at| (format!("[{at}]"), &x[at], &y[at])),
+                .enumerate()
+                .find(|(_, (p, q))| p != q)
+                .map(|(at, (p, q))| (format!("[{at}]"), Some(p), Some(q))),
             _ => None,
         };
         match step {
-            Some((part, next_a, next_b)) => {
+            Some((part, Some(next_a), Some(next_b))) => {
                 path.push_str(&part);
                 a = next_a;
                 b = next_b;
             }
-            None => {
-                let path = path.trim_start_matches('.');
-                let path = if path.is_empty() { "value" } else { path };
-                return (path.to_owned(), a.clone(), b.clone());
+            Some((part, was, now)) => {
+                path.push_str(&part);
+                return (named(&path), was.cloned(), now.cloned());
             }
+            None => return (named(&path), Some(a.clone()), Some(b.clone())),
         }
     }
 }
 
+/// A path as a message names it: without its leading dot, `value` when it
+/// is the whole event.
+fn named(path: &str) -> String {
+    let path = path.trim_start_matches('.');
+    if path.is_empty() { "value" } else { path }.to_owned()
+}
+
+/// A value as JSON, or `absent` when a side has no such field.
+fn shown_or_absent(value: Option<&Value>) -> String {
+    value.map_or_else(|| "absent".to_owned(), shown)
+}
+
 /// A value as JSON, cut to [`SHOWN`] characters.
 fn shown(value: &Value) -> String {
-    let text = if value.is_null() {
-        "absent".to_owned()
-    } else {
-        value.to_string()
-    };
+    let text = value.to_string();
     if text.chars().count() <= SHOWN {
         return text;
     }
@@ -190,11 +215,35 @@ mod tests {
         let replayed = json!({"event": "move", "to": "refunds", "guard": {"conditions": [{"passed": true}, {"passed": false}]}});
         let (path, was, now) = first_field_apart(&recorded, &replayed);
         assert_eq!(path, "guard.conditions[1].passed");
-        assert_eq!((was, now), (json!(true), json!(false)));
+        assert_eq!((was, now), (Some(json!(true)), Some(json!(false))));
         let (path, was, now) = first_field_apart(&json!({"a": 1}), &json!({"a": 1, "b": 2}));
+        assert_eq!((path.as_str(), was, now), ("b", None, Some(json!(2))));
+    }
+
+    #[test]
+    fn a_field_only_the_record_has_is_named_absent_in_the_replay() {
+        // The fuzz target's record: the replay wrote no `call` where the
+        // record has one, and the replayed event was indexed by it.
+        let recorded = json!({"event": "result", "tool_name": "lookup", "call": 7, "bytes": 2});
+        let replayed = json!({"event": "result", "tool_name": "lookup", "bytes": 2});
+        let (path, was, now) = first_field_apart(&recorded, &replayed);
+        assert_eq!((path.as_str(), was, now), ("call", Some(json!(7)), None));
+        let (path, was, now) = first_field_apart(&json!({"to": {"id": null}}), &json!({"to": {}}));
         assert_eq!(
-            (path.as_str(), shown(&was), now),
-            ("b", "absent".to_owned(), json!(2))
+            (path.as_str(), was, now),
+            ("to.id", Some(Value::Null), None),
+            "a null is a value, not an absent field"
+        );
+        assert_eq!(shown_or_absent(Some(&Value::Null)), "null");
+        assert_eq!(shown_or_absent(None), "absent");
+    }
+
+    #[test]
+    fn values_of_another_shape_are_named_whole() {
+        let (path, was, now) = first_field_apart(&json!([1, 2]), &json!([1, 2, 3]));
+        assert_eq!(
+            (path.as_str(), was, now),
+            ("value", Some(json!([1, 2])), Some(json!([1, 2, 3])))
         );
     }
 
