@@ -1533,14 +1533,7 @@ mod tests {
             session.observe_input_required("lookup_order", Some(first)),
             Err(twice)
         );
-        let results: Vec<Option<u64>> = session
-            .events()
-            .iter()
-            .filter_map(|event| match event {
-                Event::Result(result) => Some(result.call),
-                _ => None,
-            })
-            .collect();
+        let results = result_numbers(&session);
         assert_eq!(
             results,
             [Some(first)],
@@ -1557,6 +1550,18 @@ mod tests {
         assert_eq!(replayed, events);
     }
 
+    /// The call number of each result the session has recorded.
+    fn result_numbers(session: &Session) -> Vec<Option<u64>> {
+        session
+            .events()
+            .iter()
+            .filter_map(|event| match event {
+                Event::Result(result) => Some(result.call),
+                _ => None,
+            })
+            .collect()
+    }
+
     #[test]
     fn a_result_with_no_number_answers_the_oldest_open_call_of_its_tool() {
         let mut session = session(Posture::Assist);
@@ -1566,14 +1571,7 @@ mod tests {
         assert_eq!(session.open_calls().collect::<Vec<_>>(), [second]);
         session.observe(order("low"));
         session.observe(order("low"));
-        let results: Vec<Option<u64>> = session
-            .events()
-            .iter()
-            .filter_map(|event| match event {
-                Event::Result(result) => Some(result.call),
-                _ => None,
-            })
-            .collect();
+        let results = result_numbers(&session);
         assert_eq!(results, [Some(first), Some(second), None]);
         session.end_iteration();
         let events = session.take_events();

@@ -90,6 +90,16 @@ fn swap_for_a_link(path: &std::path::Path, target: &std::path::Path) {
     std::os::unix::fs::symlink(target, path).expect("the link is made");
 }
 
+/// The refund policy file is served as written.
+async fn policy_is_served(client: &rmcp::service::Peer<rmcp::RoleClient>, policy: &str) {
+    assert_eq!(
+        resource_text(client, policy)
+            .await
+            .expect("the policy reads"),
+        "Refund within 30 days.\n"
+    );
+}
+
 /// SPEC §9.8, "Files stay in their folder": a skill file or a `SKILL.md`
 /// swapped after start-up for a link that leads outside its skill's folder
 /// (to `/etc/passwd`, or to another skill's file) is refused, and the
@@ -102,12 +112,7 @@ async fn a_skill_file_swapped_for_a_link_outside_its_folder_is_refused() {
     let (dir, client) = desk_with_a_policy("skill-files-swapped-out").await;
     let refunds = dir.join("skills/refunds");
     let policy = "skill://refunds/references/policy.md";
-    assert_eq!(
-        resource_text(&client, policy)
-            .await
-            .expect("the policy reads"),
-        "Refund within 30 days.\n"
-    );
+    policy_is_served(&client, policy).await;
     let billing = dir.join("skills/billing/SKILL.md");
     for (path, uri, target) in [
         (
@@ -154,12 +159,7 @@ async fn a_skill_file_swapped_for_a_link_inside_its_folder_is_served() {
     let (dir, client) = desk_with_a_policy("skill-files-swapped-in").await;
     let references = dir.join("skills/refunds/references");
     let policy = "skill://refunds/references/policy.md";
-    assert_eq!(
-        resource_text(&client, policy)
-            .await
-            .expect("the policy reads"),
-        "Refund within 30 days.\n"
-    );
+    policy_is_served(&client, policy).await;
     swap_for_a_link(&references.join("policy.md"), &references.join("limits.md"));
     assert_eq!(
         resource_text(&client, policy)
