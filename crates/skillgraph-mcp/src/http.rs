@@ -637,6 +637,8 @@ pub(crate) async fn serve(
             accepted = listener.accept() => accepted,
             _ = say.tick() => {
                 limits.say_all();
+                // A sleeping session has no rmcp keep-alive to end it.
+                front.sessions.forget_idle();
                 continue;
             }
             () = &mut stop => break,

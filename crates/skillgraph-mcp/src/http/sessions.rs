@@ -155,8 +155,7 @@ impl Sessions {
         let Ok(mut table) = self.table.lock() else {
             return Err(NoRoom::Full);
         };
-        let ttl = self.ttl;
-        table.retain(|_, held| held.busy > 0 || held.last.elapsed() < ttl);
+        self.retain_live(&mut table);
         let seats = table.iter().map(|(key, held)| Seat {
             key,
             principal: held.principal.as_deref(),
@@ -180,6 +179,22 @@ impl Sessions {
             },
         );
         Ok(evicted)
+    }
+
+    /// Forget the sessions idle past the time to live: rmcp closes the
+    /// awake ones itself, and a sleeping one's run goes with it (its record
+    /// file closed).
+    pub(super) fn forget_idle(&self) {
+        if let Ok(mut table) = self.table.lock() {
+            self.retain_live(&mut table);
+        }
+    }
+
+    /// Keep in `table` the sessions busy or idle for less than the time
+    /// to live.
+    fn retain_live(&self, table: &mut HashMap<String, Held>) {
+        let ttl = self.ttl;
+        table.retain(|_, held| held.busy > 0 || held.last.elapsed() < ttl);
     }
 
     /// Forget `session`, ended by its client or by rmcp.
@@ -254,6 +269,13 @@ impl InFlight {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl Sessions {
+        /// Whether `session` is held.
+        fn holds(&self, session: &str) -> bool {
+            self.table.lock().unwrap().contains_key(session)
+        }
+    }
 
     fn hold(sessions: &Sessions, id: &str, principal: &str) -> Result<Option<String>, NoRoom> {
         sessions.hold(id.into(), Some(principal.into()), Handshake::default())
@@ -358,5 +380,14 @@ mod tests {
         drop(entered(&sessions, "s", "ann", false).await.unwrap());
         tokio::time::sleep(Duration::from_millis(80)).await;
         assert!(sessions.enter("s", Some("ann"), false).is_none());
+        assert_eq!(hold(&sessions, "t", "ann"), Ok(None));
+        let held = entered(&sessions, "t", "ann", false).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(80)).await;
+        sessions.forget_idle();
+        assert!(sessions.holds("t"), "a busy one is kept");
+        drop(held);
+        tokio::time::sleep(Duration::from_millis(80)).await;
+        sessions.forget_idle();
+        assert!(!sessions.holds("t"), "an idle one is forgotten");
     }
 }
