@@ -32,7 +32,7 @@ use serde_json::Value;
 
 use crate::doorway;
 use crate::echo::shown;
-use crate::http::HeldArguments;
+use crate::http::{Handshake, HeldArguments, Waking};
 use crate::hub::Hub;
 use crate::relay::Caller;
 use crate::runs::{Generation, RUN_ARGUMENT, RUN_META, Runs, Slot, lock};
@@ -187,6 +187,24 @@ impl Gateway {
             own: Mutex::new(None),
             connection,
         }
+    }
+
+    /// Take back the run of a session that wakes, which `handshake` kept.
+    fn wake(&self, handshake: &Handshake) -> Result<(), ErrorData> {
+        let run = handshake.run().ok_or_else(|| {
+            ErrorData::internal_error(
+                "this session's run was not kept while it slept; start a new session",
+                None,
+            )
+        })?;
+        let mut own = self.own.lock().map_err(|_| {
+            ErrorData::internal_error(
+                "the session was lost after an earlier failure; reconnect",
+                None,
+            )
+        })?;
+        *own = Some(run);
+        Ok(())
     }
 
     /// The span of the `method` request `context` serves, about `target`.
@@ -582,13 +600,34 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
         context.peer.set_peer_info(request.clone());
+        if let Some(Waking(handshake)) = context.extensions.get::<Waking>() {
+            // A session that slept after its handshake wakes (the HTTP
+            // front's `sleep`): its handshake is replayed, and the run the
+            // first one started goes on, with nothing recorded or traced.
+            return self
+                .wake(handshake)
+                .and_then(|()| self.negotiate_initialize(&request));
+        }
+        // Over HTTP the front keeps the run while the session sleeps.
+        let handshake = context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<Handshake>());
         let span = self.span("initialize", Target::None, &context);
         // The run starts with the handshake, so that a run that only shook
         // hands has a record that explains (SPEC §9.7).
-        let started = self
-            .own()
-            .and_then(|slot| doorway::start(&slot, Generation::Handshake));
-        span.answered(started.and_then(|()| self.negotiate_initialize(&request)))
+        let started = self.own().and_then(|slot| {
+            doorway::start(&slot, Generation::Handshake)?;
+            Ok(slot)
+        });
+        let answer = started.and_then(|slot| {
+            let answer = self.negotiate_initialize(&request)?;
+            if let Some(handshake) = handshake {
+                handshake.keep(slot, request);
+            }
+            Ok(answer)
+        });
+        span.answered(answer)
     }
 
     async fn ping(&self, context: RequestContext<RoleServer>) -> Result<(), ErrorData> {

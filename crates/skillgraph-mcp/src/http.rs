@@ -12,7 +12,9 @@
 //! - strict HTTP ([`strict`]), the body read here within `--body-timeout`
 //!   (408) and `--max-body` (413), and parsed at most [`PARSING`] at once;
 //! - the new-run rate (429 with `Retry-After`) and the quotas of handshake
-//!   sessions per principal ([`shares`](crate::shares)).
+//!   sessions per principal ([`shares`](crate::shares));
+//! - a handshake session put to [`sleep`] once it has shaken hands, until
+//!   its next request.
 //!
 //! The principal a token names rides in the request's extensions to the
 //! gateway, which binds each run to it; a handshake session is bound here,
@@ -31,7 +33,6 @@ use http::{HeaderValue, Request, Response, StatusCode, header};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::{SessionId, SessionManager};
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
@@ -46,6 +47,7 @@ use crate::warn;
 mod bodies;
 mod door;
 mod sessions;
+mod sleep;
 mod strict;
 mod tokens;
 
@@ -53,6 +55,8 @@ pub(crate) use bodies::HeldArguments;
 use bodies::{Answer, Guarded, Parsing, Turn, Unread};
 use door::{Admitted, Conn, Door};
 use sessions::Sessions;
+use sleep::Manager;
+pub(crate) use sleep::{Handshake, Waking};
 
 pub(crate) use tokens::Tokens;
 pub use tokens::TokensError;
@@ -71,6 +75,10 @@ const HOLD_OVER: usize = 64 * 1024;
 
 /// The header of a handshake session.
 const SESSION_HEADER: &str = "mcp-session-id";
+
+/// The notification that ends a handshake, after which a session may
+/// [`sleep`].
+const INITIALIZED: &str = "notifications/initialized";
 
 /// How `serve --http` listens (SPEC §9.8, §9.4).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -168,8 +176,8 @@ const NO_SESSION: &str = "not-a-session";
 /// the bodies and their parsing, the new-run rate and the handshake
 /// sessions, each with its principal.
 struct Front {
-    service: StreamableHttpService<Gateway, LocalSessionManager>,
-    manager: Arc<LocalSessionManager>,
+    service: StreamableHttpService<Gateway, Manager>,
+    manager: Arc<Manager>,
     hub: Arc<Hub>,
     tokens: Option<Tokens>,
     sessions: Sessions,
@@ -209,6 +217,7 @@ impl Front {
             Err(unread) => return closing(self.unread(unread)),
         };
         answering.busy();
+        let mut method = None;
         let session = parts
             .headers
             .get(SESSION_HEADER)
@@ -221,6 +230,7 @@ impl Front {
                     return json_refusal(&refused);
                 }
             };
+            method = peek.method.as_deref().map(str::to_owned);
             if session.is_none()
                 && self.starts_run(&peek)
                 && let Err(wait) = self.rates.take(principal.as_deref(), Instant::now())
@@ -240,9 +250,16 @@ impl Front {
         } else {
             Turn::empty()
         };
-        let in_flight = match &session {
+        let shaking = method.as_deref() == Some(INITIALIZED);
+        // A session's run and its client's `initialize`, handed over by the
+        // gateway at the handshake, and back to it when the session wakes.
+        let mut handshake = None;
+        let deleting = parts.method == http::Method::DELETE;
+        let mut in_flight = match &session {
             Some(session) => {
-                let in_flight = self.sessions.enter(session, principal.as_deref());
+                let in_flight = self
+                    .enter(session, principal.as_deref(), shaking, deleting)
+                    .await;
                 if in_flight.is_none() {
                     // Answered by rmcp as an unknown session, after its
                     // Host, Origin and type checks, so that another
@@ -253,9 +270,15 @@ impl Front {
                 }
                 in_flight
             }
-            None => None,
+            None => {
+                if method.as_deref() == Some("initialize") {
+                    let new = Handshake::default();
+                    parts.extensions.insert(new.clone());
+                    handshake = Some(new);
+                }
+                None
+            }
         };
-        let deleting = parts.method == http::Method::DELETE;
         let request = Request::from_parts(parts, body);
         let mut response = bounded_error(self.service.handle(request).await).await;
         if deleting && response.status() == StatusCode::ACCEPTED {
@@ -264,9 +287,21 @@ impl Front {
             // reports as a failed termination).
             *response.status_mut() = StatusCode::NO_CONTENT;
         }
-        if let (Some(session), true) = (&session, in_flight.is_some()) {
+        if let (Some(session), Some(in_flight)) = (&session, in_flight.as_mut()) {
             if deleting && response.status().is_success() {
                 self.sessions.end(session);
+            } else if shaking
+                && response.status() == StatusCode::ACCEPTED
+                && let Some(alone) = in_flight.alone_after_handshake()
+            {
+                // In a task of its own, which goes on if this request is
+                // dropped: no request enters the session until it sleeps.
+                let (manager, session) = (Arc::clone(&self.manager), session.clone());
+                let _ = tokio::spawn(async move {
+                    manager.sleep(&session).await;
+                    alone.slept();
+                })
+                .await;
             }
         } else if session.is_none()
             && let Some(new) = response
@@ -275,12 +310,35 @@ impl Front {
                 .and_then(|value| value.to_str().ok())
                 .map(str::to_owned)
         {
-            return self.admit(new, principal, response);
+            return self.admit(new, principal, handshake.unwrap_or_default(), response);
         }
         match in_flight {
             Some(in_flight) => response.map(|body| Guarded::boxed(body, in_flight)),
             None => response,
         }
+    }
+
+    /// A request naming `session`, when it is held for `principal` (see
+    /// [`Sessions::enter`]), the session awake: woken if it sleeps, but not
+    /// to be ended (`deleting`), which rmcp does as well for a session it
+    /// does not hold.
+    async fn enter(
+        &self,
+        session: &str,
+        principal: Option<&str>,
+        shaking: bool,
+        deleting: bool,
+    ) -> Option<sessions::InFlight> {
+        let (mut in_flight, handshake) = self.sessions.enter(session, principal, shaking)?;
+        if deleting {
+            in_flight.share().await;
+        } else if !in_flight
+            .awake(|| Arc::clone(&self.manager).wake(SessionId::from(session), handshake.clone()))
+            .await
+        {
+            return None;
+        }
+        Some(in_flight)
     }
 
     /// Whether a request without a session that says `peek` would start a
@@ -375,6 +433,7 @@ impl Front {
         &self,
         new: String,
         principal: Option<String>,
+        handshake: Handshake,
         response: Response<Answer>,
     ) -> Response<Answer> {
         let close = |id: String| {
@@ -383,7 +442,7 @@ impl Front {
                 let _ = manager.close_session(&SessionId::from(id.as_str())).await;
             });
         };
-        match self.sessions.hold(new.clone(), principal) {
+        match self.sessions.hold(new.clone(), principal, handshake) {
             Ok(evicted) => {
                 if let Some(id) = evicted {
                     close(id);
@@ -526,14 +585,18 @@ pub(crate) async fn serve(
     tokens: Option<Tokens>,
     stop: impl std::future::Future<Output = ()>,
 ) {
-    let mut manager = LocalSessionManager::default();
-    manager.session_config.keep_alive = Some(config.run_ttl);
-    let manager = Arc::new(manager);
+    let sessions = Sessions::new(config.run_ttl, config.max_runs, config.quota());
     let mcp = StreamableHttpServerConfig::default()
         .with_allowed_hosts(config.allowed_hosts.clone())
         .with_allowed_origins(config.allowed_origins.clone())
         .enforce_origin_validation()
         .with_max_request_body_bytes(config.max_body);
+    let manager = Arc::new(Manager::new(
+        config.run_ttl,
+        sessions.clone(),
+        Arc::clone(&hub),
+        mcp.cancellation_token.clone(),
+    ));
     let gateways = Arc::clone(&hub);
     let service = StreamableHttpService::new(
         move || Ok(Gateway::new(Arc::clone(&gateways))),
@@ -546,7 +609,7 @@ pub(crate) async fn serve(
         manager,
         hub,
         tokens,
-        sessions: Sessions::new(config.run_ttl, config.max_runs, config.quota()),
+        sessions,
         allowed_hosts: config.allowed_hosts.clone(),
         max_body: config.max_body,
         body_timeout: config.body_timeout,
@@ -574,6 +637,8 @@ pub(crate) async fn serve(
             accepted = listener.accept() => accepted,
             _ = say.tick() => {
                 limits.say_all();
+                // A sleeping session has no rmcp keep-alive to end it.
+                front.sessions.forget_idle();
                 continue;
             }
             () = &mut stop => break,

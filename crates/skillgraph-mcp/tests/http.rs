@@ -618,3 +618,119 @@ fn handshake_sessions_are_bounded_by_max_runs_and_the_least_recently_used_goes()
     assert_eq!(status(&first), 200);
     assert_eq!(status(&third), 200);
 }
+
+/// The headers of a request in the handshake session `session`.
+fn in_session(session: &str) -> [(&str, &str); 2] {
+    [
+        ("Mcp-Session-Id", session),
+        ("MCP-Protocol-Version", "2025-06-18"),
+    ]
+}
+
+/// Open a handshake session at `addr` and end its handshake with
+/// `notifications/initialized`, after which it sleeps; its id.
+fn shake_hands(addr: &str) -> String {
+    let session = open_session(addr, &[]);
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let answer = post(addr, &in_session(&session), &initialized);
+    assert_eq!(answer.status, 202, "{}", answer.body);
+    session
+}
+
+/// A session that has only shaken hands sleeps (SPEC §9.8: an idle one
+/// costs at most 16 KiB, `front_door.rs`), and its next requests wake it,
+/// sent at once with its `notifications/initialized` or after it: each is
+/// answered as a session that never slept answers, with the run its
+/// handshake started (its record has the one `start`). A sleeping session
+/// is ended by `DELETE` as an awake one is.
+#[test]
+fn a_session_that_slept_after_its_handshake_wakes_with_its_run() {
+    let served = HttpServed::start(desk_config("http-sleep"), |_| {});
+    let addr = served.addr.as_str();
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    let record = json!({"jsonrpc": "2.0", "id": 3, "method": "resources/read",
+        "params": {"uri": "skillgraph://record"}});
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let listed = |answer: &Answer| {
+        assert_eq!(answer.status, 200, "{}", answer.body);
+        assert_eq!(answer.json()["result"]["tools"][0]["name"], "read_skill");
+    };
+    let starts = |session: &str| {
+        let read = post(addr, &in_session(session), &record).json();
+        let text = read["result"]["contents"][0]["text"]
+            .as_str()
+            .expect("the record")
+            .to_owned();
+        text.lines()
+            .filter(|line| line.contains(r#""event":"start""#))
+            .count()
+    };
+    for _ in 0..20 {
+        let session = open_session(addr, &[]);
+        let session = session.as_str();
+        std::thread::scope(|scope| {
+            let ended = scope.spawn(|| post(addr, &in_session(session), &initialized));
+            // Two requests at once, each with an id of its own.
+            let lists: Vec<_> = [4, 5]
+                .map(|id| {
+                    let list = json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"});
+                    scope.spawn(move || post(addr, &in_session(session), &list))
+                })
+                .into_iter()
+                .collect();
+            assert_eq!(ended.join().expect("answered").status, 202);
+            for answer in lists {
+                listed(&answer.join().expect("answered"));
+            }
+        });
+        assert_eq!(starts(session), 1, "the run goes on");
+    }
+    let asleep = shake_hands(addr);
+    listed(&post(addr, &in_session(&asleep), &list));
+    assert_eq!(starts(&asleep), 1, "the run goes on");
+    let asleep = shake_hands(addr);
+    assert_eq!(end_session(addr, &asleep), 204);
+    assert_eq!(post(addr, &in_session(&asleep), &list).status, 404, "ended");
+}
+
+/// `DELETE` the handshake session `session` at `addr`: the status.
+fn end_session(addr: &str, session: &str) -> u16 {
+    let mut stream = TcpStream::connect(addr).expect("the server accepts");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("a timeout");
+    let request = format!(
+        "DELETE /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-06-18\r\n\r\n"
+    );
+    stream
+        .write_all(request.as_bytes())
+        .expect("the request is sent");
+    let mut raw = String::new();
+    let _ = stream.read_to_string(&mut raw);
+    raw.split_whitespace()
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or_else(|| panic!("an HTTP status line in {raw:?}"))
+}
+
+/// A sleeping session expires after `--run-ttl` idle, as an awake one does
+/// (rmcp's keep-alive closes that one).
+#[test]
+fn a_sleeping_session_expires_after_its_time_to_live() {
+    let served = HttpServed::start(desk_config("http-sleep-expiry"), |http| {
+        http.run_ttl = Duration::from_millis(500);
+    });
+    let addr = served.addr.as_str();
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    let kept = shake_hands(addr);
+    let expiring = shake_hands(addr);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(post(addr, &in_session(&kept), &list).status, 200);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(post(addr, &in_session(&expiring), &list).status, 404);
+    assert_eq!(
+        post(addr, &in_session(&kept), &list).status,
+        200,
+        "its time to live counts from its last answer"
+    );
+}
