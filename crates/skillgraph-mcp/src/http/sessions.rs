@@ -35,6 +35,13 @@ struct Held {
     gate: Arc<RwLock<()>>,
 }
 
+impl Held {
+    /// Whether it may be forgotten: idle for the time to live `ttl`.
+    fn expired(&self, ttl: Duration) -> bool {
+        self.busy == 0 && self.last.elapsed() >= ttl
+    }
+}
+
 /// The sessions held, by id.
 #[derive(Clone)]
 pub(super) struct Sessions {
@@ -109,7 +116,7 @@ impl Sessions {
         if held.principal.as_deref() != principal {
             return None;
         }
-        if held.busy == 0 && held.last.elapsed() >= self.ttl {
+        if held.expired(self.ttl) {
             table.remove(session);
             return None;
         }
@@ -193,8 +200,7 @@ impl Sessions {
     /// Keep in `table` the sessions busy or idle for less than the time
     /// to live.
     fn retain_live(&self, table: &mut HashMap<String, Held>) {
-        let ttl = self.ttl;
-        table.retain(|_, held| held.busy > 0 || held.last.elapsed() < ttl);
+        table.retain(|_, held| !held.expired(self.ttl));
     }
 
     /// Forget `session`, ended by its client or by rmcp.
