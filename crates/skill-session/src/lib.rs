@@ -66,7 +66,7 @@ pub use record::{
     DeclaredSkill, Event, GuardRecord, MoveBy, MoveEvent, OfferEvent, Posture, RECORD_VERSION,
     RESULT_HEAD_BYTES, ReadEvent, Refusal, ResultEvent, RoutedRecord, StartEvent, TurnEvent,
 };
-pub use replay::{ReplayError, first_difference, replay};
+pub use replay::{ReplayError, first_difference, replay, resume};
 pub use run::{Run, RunAnswer, RunCall, RunRead};
 pub use session::{
     CANCELLED, CallAnswer, INPUT_REQUIRED, MAX_ID_ECHO, ObserveError, ReadAnswer, ReadError,

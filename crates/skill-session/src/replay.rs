@@ -53,6 +53,15 @@ pub enum ReplayError {
         /// The result's error.
         error: ObserveError,
     },
+    /// The record, replayed, is not the record: this graph decides
+    /// otherwise at `index` than the session that wrote it.
+    #[error(
+        "event {index} is not what this map decides there, so the run cannot be rebuilt from its record; serve the map that wrote it"
+    )]
+    Diverged {
+        /// The first event that differs, from 0.
+        index: usize,
+    },
 }
 
 impl ReplayError {
@@ -63,6 +72,7 @@ impl ReplayError {
             ReplayError::SecondStart { .. } => "record-second-start",
             ReplayError::Read { .. } => "replay-unknown-skill",
             ReplayError::Result { .. } => "replay-call-not-open",
+            ReplayError::Diverged { .. } => "replay-diverged",
         }
     }
 }
@@ -81,6 +91,19 @@ impl ReplayError {
 /// names an id outside the graph's catalog, or a result names a call that
 /// is not open (a number never given, or one already answered).
 pub fn replay(graph: &Arc<Graph>, events: &[Event]) -> Result<Vec<Event>, ReplayError> {
+    resume(graph, events).map(|mut session| session.take_events())
+}
+
+/// The session on `graph` that `events` leave behind: their inputs fed
+/// into a fresh session as [`replay`] feeds them, its record not yet taken
+/// (take it with [`Session::take_events`]). A server that keeps its runs
+/// as records rebuilds a run this way; [`crate::Run::resume`] also checks
+/// that the rebuilt record is the one given.
+///
+/// # Errors
+///
+/// As [`replay`].
+pub fn resume(graph: &Arc<Graph>, events: &[Event]) -> Result<Session, ReplayError> {
     let Some(Event::Start(start)) = events.first() else {
         return Err(ReplayError::MissingStart {
             index: 0,
@@ -158,7 +181,7 @@ pub fn replay(graph: &Arc<Graph>, events: &[Event]) -> Result<Vec<Event>, Replay
             }
         }
     }
-    Ok(session.take_events())
+    Ok(session)
 }
 
 /// Where `replayed` first parts from `recorded`: the position of the first

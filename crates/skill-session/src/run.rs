@@ -11,6 +11,7 @@ use skill_tools::{ToolDescriptor, read_skill_id};
 
 use crate::graph::Graph;
 use crate::record::{Event, Refusal};
+use crate::replay::ReplayError;
 use crate::session::{CallAnswer, ObserveError, ReadError, Session, SessionConfig};
 
 /// One run: a [`Session`] with one turn, every read and call an iteration.
@@ -88,6 +89,27 @@ impl Run {
         let mut session = Session::with_config(graph, config);
         session.begin_turn("", None);
         Run { session }
+    }
+
+    /// The run that `events`, a run's whole record, leave behind: the
+    /// record replayed on `graph` ([`resume`](crate::resume)), and checked
+    /// to be the record given, event for event, so that the run goes on
+    /// exactly where its record stops. Its record so far is not taken
+    /// again: [`take_events`](Run::take_events) gives only what comes next.
+    ///
+    /// # Errors
+    ///
+    /// [`ReplayError`] when the events cannot be replayed, or
+    /// [`ReplayError::Diverged`] when `graph` decides otherwise than the
+    /// record says (another map, or a guard that read past the 4 KiB a
+    /// result keeps in the record).
+    pub fn resume(graph: &Arc<Graph>, events: &[Event]) -> Result<Self, ReplayError> {
+        let mut session = crate::resume(graph, events)?;
+        let replayed = session.take_events();
+        if let Some(index) = crate::first_difference(events, &replayed) {
+            return Err(ReplayError::Diverged { index });
+        }
+        Ok(Run { session })
     }
 
     /// The session.
@@ -343,6 +365,58 @@ mod tests {
                 ..SessionConfig::default()
             },
         )
+    }
+
+    #[test]
+    fn a_resumed_run_goes_on_exactly_as_the_run_it_was_rebuilt_from() {
+        let mut original = run(CallPolicy::Scoped, &[]);
+        assert_eq!(original.call("lookup_order"), RunCall::Forward { call: 1 });
+        let high = || ToolResult {
+            tool_name: "lookup_order".into(),
+            result: r#"{"risk":"high"}"#.into(),
+            status: None,
+        };
+        original.answered(1, high()).unwrap();
+        assert_eq!(original.call("lookup_order"), RunCall::Forward { call: 2 });
+        let so_far = original.take_events();
+
+        let mut resumed = Run::resume(original.session().graph(), &so_far).unwrap();
+        assert!(resumed.take_events().is_empty(), "the record is not given twice");
+        assert_eq!(resumed.session().cursor(), original.session().cursor());
+        // Call 2 is open in both; both close it and go on alike.
+        for run in [&mut original, &mut resumed] {
+            run.answered(2, high()).unwrap();
+            run.call("issue_refund");
+        }
+        assert_eq!(original.take_events(), resumed.take_events());
+    }
+
+    #[test]
+    fn a_record_this_map_decides_otherwise_is_not_resumed() {
+        let mut original = run(CallPolicy::Scoped, &[]);
+        assert_eq!(original.call("lookup_order"), RunCall::Forward { call: 1 });
+        let result = ToolResult {
+            tool_name: "lookup_order".into(),
+            result: r#"{"risk":"high"}"#.into(),
+            status: None,
+        };
+        original.answered(1, result).unwrap();
+        let events = original.take_events();
+        // The same skills without the route: the answer moves nothing.
+        let unrouted: SkillMap = serde_json::from_value(json!({
+            "skills": [
+                {"id": "triage", "tools": [{"name": "lookup_order"}]},
+                {"id": "refunds", "body": "first body", "tools": [{"name": "issue_refund"}]}
+            ],
+            "entries": ["triage"]
+        }))
+        .unwrap();
+        let other = Arc::new(Graph::new(unrouted).unwrap());
+        let rebuilt = Run::resume(&other, &events);
+        assert!(
+            matches!(rebuilt, Err(ReplayError::Diverged { .. })),
+            "{rebuilt:?}"
+        );
     }
 
     #[test]
