@@ -381,7 +381,10 @@ mod tests {
         let so_far = original.take_events();
 
         let mut resumed = Run::resume(original.session().graph(), &so_far).unwrap();
-        assert!(resumed.take_events().is_empty(), "the record is not given twice");
+        assert!(
+            resumed.take_events().is_empty(),
+            "the record is not given twice"
+        );
         assert_eq!(resumed.session().cursor(), original.session().cursor());
         // Call 2 is open in both; both close it and go on alike.
         for run in [&mut original, &mut resumed] {
