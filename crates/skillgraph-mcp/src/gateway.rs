@@ -35,7 +35,7 @@ use crate::echo::shown;
 use crate::http::{Handshake, HeldArguments, Waking};
 use crate::hub::Hub;
 use crate::relay::Caller;
-use crate::runs::{Generation, RUN_ARGUMENT, RUN_META, Runs, Slot, lock};
+use crate::runs::{Generation, Kept, RUN_ARGUMENT, RUN_META, Runs, Slot, lock};
 use crate::sealed::{Purpose, Sealer};
 use crate::spans::{RequestSpan, RunFacts, Target};
 use crate::translate::{self, Admission};
@@ -244,7 +244,10 @@ impl Gateway {
         // Over HTTP a sessionless run goes by its handle (SPEC §9.4).
         let handles = self.hub.runs.is_some() && generation == Generation::Sessionless;
         let given = self.resume(&mut request, handles)?;
-        let (slot, handle) = match self.run_of_call(generation, &context, &mut request.arguments)? {
+        let (slot, handle) = match self
+            .run_of_call(generation, &context, &mut request.arguments)
+            .await?
+        {
             Ok(found) => found,
             Err(answer) => return Ok(CallToolResponse::Complete(answer)),
         };
@@ -258,18 +261,30 @@ impl Gateway {
         let caller = self.caller(&context);
         self.hub.upstreams.relay().set_client(&caller);
         let (mut answer, changed) = match name.as_ref() {
-            "read_skill" => doorway::step(&slot, generation, |run| {
-                translate::read(run, request.arguments.take(), generation)
-            })?,
+            "read_skill" => {
+                doorway::step(
+                    &slot,
+                    generation,
+                    request.arguments.take(),
+                    |run, arguments| translate::read(run, arguments, generation),
+                )
+                .await?
+            }
             "list_skills" => (
-                doorway::step(&slot, generation, |run| {
-                    translate::list_skills(run, request.arguments)
-                })?,
+                doorway::step(
+                    &slot,
+                    generation,
+                    request.arguments.take(),
+                    |run, arguments| translate::list_skills(run, arguments),
+                )
+                .await?,
                 false,
             ),
-            tool => match doorway::step(&slot, generation, |run| {
+            tool => match doorway::step(&slot, generation, (), |run, ()| {
                 translate::admit(run, tool, generation)
-            })? {
+            })
+            .await?
+            {
                 Admission::Refused(refusal) => (refusal, false),
                 Admission::Forward(call) => {
                     let forwarded = Forwarded {
@@ -366,33 +381,43 @@ impl Gateway {
         match outcome {
             Some(Ok(Answer::Result(answer))) => {
                 self.hub.upstreams.remember_result(&name, &answer);
-                Ok(Ok(doorway::step(slot, generation, |run| {
-                    translate::route(run, call, &name, answer)
-                })??))
+                Ok(Ok(doorway::step(
+                    slot,
+                    generation,
+                    answer,
+                    |run, answer| translate::route(run, call, &name, answer),
+                )
+                .await??))
             }
             Some(Ok(Answer::InputRequired(asked))) => {
                 // The client fulfils the requests and retries: this
                 // attempt moved nothing (SPEC §9.5).
-                doorway::step(slot, generation, |run| run.input_required(call, &name))?
-                    .map_err(translate::not_open)?;
+                doorway::step(slot, generation, (), |run, ()| {
+                    run.input_required(call, &name)
+                })
+                .await?
+                .map_err(translate::not_open)?;
                 let sealer = self.hub.upstreams.sealer();
                 Ok(Err(forwarded.asking(sealer, &name, asked)))
             }
             Some(Ok(Answer::Refused(error))) => {
                 // A failure of the call, answered as the protocol error it
                 // is (SPEC §9.7: -32021 for an undeclared capability).
-                doorway::step(slot, generation, |run| {
+                doorway::step(slot, generation, (), |run, ()| {
                     translate::fail(run, call, &name, &error.message)
-                })??;
+                })
+                .await??;
                 Err(error)
             }
-            Some(Err(failure)) => Ok(Ok(doorway::step(slot, generation, |run| {
+            Some(Err(failure)) => Ok(Ok(doorway::step(slot, generation, (), |run, ()| {
                 translate::fail(run, call, &name, &failure)
-            })??)),
+            })
+            .await??)),
             None => {
                 // The client cancelled: the upstream call was dropped (and
                 // so cancelled there too); no answer is owed.
-                doorway::step(slot, generation, |run| run.cancelled(call, &name))?
+                doorway::step(slot, generation, (), |run, ()| run.cancelled(call, &name))
+                    .await?
                     .map_err(translate::not_open)?;
                 Err(ErrorData::internal_error(
                     format!("the client cancelled the call of {name}"),
@@ -415,7 +440,7 @@ impl Gateway {
             let contents = read.map_err(|reason| ErrorData::internal_error(reason, None))?;
             return Ok(ReadResourceResult::new(vec![contents]).into());
         }
-        if let Some(text) = self.record_text(&request.uri, context) {
+        if let Some(text) = self.record_text(&request.uri, context).await {
             let contents =
                 ResourceContents::text(text?, request.uri).with_mime_type("application/jsonl");
             return Ok(ReadResourceResult::new(vec![contents]).into());
@@ -456,7 +481,7 @@ impl Gateway {
     /// The run a tool call belongs to (SPEC §9.1), and its handle when the
     /// call starts it over HTTP; the call's `skillgraph_run` argument is
     /// taken out. `Err(answer)`: the call names no run held here.
-    fn run_of_call(
+    async fn run_of_call(
         &self,
         generation: Generation,
         context: &RequestContext<RoleServer>,
@@ -475,16 +500,25 @@ impl Gateway {
             .as_mut()
             .and_then(|arguments| arguments.remove(RUN_ARGUMENT));
         match given {
-            Some(Value::String(handle)) => Ok(match runs.find(&handle, principal.as_deref())? {
-                Some(slot) => Ok((slot, None)),
-                None => Err(translate::no_such_run()),
-            }),
+            Some(Value::String(handle)) => Ok(
+                match self.find_run(runs, &handle, principal.as_deref()).await? {
+                    Some(slot) => Ok((slot, None)),
+                    None => Err(translate::no_such_run()),
+                },
+            ),
             Some(other) => Ok(Err(translate::not_a_handle(&other))),
             None => {
                 let (slot, handle) = self.hub.new_run()?;
                 let Some(handle) = handle else {
                     return Ok(Ok((slot, None)));
                 };
+                if let Some(store) = &self.hub.store {
+                    lock(&slot)?.kept = Some(Kept::new(
+                        Arc::clone(store),
+                        handle.clone(),
+                        principal.clone().unwrap_or_default(),
+                    ));
+                }
                 Ok(
                     match runs.insert(handle.clone(), Arc::clone(&slot), principal)? {
                         Ok(()) => Ok((slot, Some(handle))),
@@ -498,16 +532,73 @@ impl Gateway {
         }
     }
 
+    /// The run `handle` names for `principal`: held here, or, with a
+    /// shared store, loaded from it and held here from now on (SPEC
+    /// §14.3). `None`: unknown, expired, or someone else's, one answer.
+    ///
+    /// # Errors
+    ///
+    /// When the store cannot be reached, or holds the run on another map
+    /// or as no record this graph rebuilds.
+    async fn find_run(
+        &self,
+        runs: &Runs,
+        handle: &str,
+        principal: Option<&str>,
+    ) -> Result<Option<Slot>, ErrorData> {
+        if let Some(slot) = runs.find(handle, principal)? {
+            return Ok(Some(slot));
+        }
+        let Some(store) = &self.hub.store else {
+            return Ok(None);
+        };
+        let (slot, _) = self.hub.new_run()?;
+        let principal = principal.unwrap_or_default().to_owned();
+        lock(&slot)?.kept = Some(Kept::new(
+            Arc::clone(store),
+            handle.to_owned(),
+            principal.clone(),
+        ));
+        let loaded = store
+            .load(handle)
+            .await
+            .map_err(|err| doorway::not_loaded(store, err))?;
+        let Some(loaded) = loaded.filter(|loaded| loaded.principal == principal) else {
+            return Ok(None);
+        };
+        if loaded.map != store.map() {
+            return Err(doorway::another_map(handle, &loaded.map, store.map()));
+        }
+        lock(&slot)?.rebuild(Some(loaded))?;
+        let owner = (!principal.is_empty()).then_some(principal);
+        match runs.insert(handle.to_owned(), Arc::clone(&slot), owner)? {
+            Ok(()) => Ok(Some(slot)),
+            // Every run held here is busy: this request goes on with its
+            // copy, which the store keeps in step.
+            Err(_) => Ok(Some(slot)),
+        }
+    }
+
+    /// The record of the run in `slot`, as text: with a shared store, the
+    /// record the store holds now (another replica may have added to it).
+    async fn kept_record(&self, slot: &Slot) -> Result<String, ErrorData> {
+        if lock(slot)?.kept.is_some() {
+            doorway::step(slot, Generation::Sessionless, (), |_, ()| ()).await?;
+        }
+        Ok(lock(slot)?.record.text())
+    }
+
     /// The tools offered now, recording the offer the model is shown; on
     /// the sessionless generation the one list for every request (SPEC
     /// §9.2), which records nothing.
-    fn offered_tools(&self, generation: Generation) -> Result<Vec<Tool>, ErrorData> {
+    async fn offered_tools(&self, generation: Generation) -> Result<Vec<Tool>, ErrorData> {
         if generation == Generation::Sessionless {
             return Ok(self.hub.stable.clone());
         }
-        doorway::step(&self.own()?, generation, |run| {
+        doorway::step(&self.own()?, generation, (), |run, ()| {
             translate::offered_tools(run, self.hub.upstreams.tools())
-        })?
+        })
+        .await?
     }
 
     /// Tell the client its tool list changed (the handshake generation:
@@ -527,7 +618,7 @@ impl Gateway {
 
     /// The record a `resources/read` of `uri` names, as text; `None` when
     /// `uri` is no record's.
-    fn record_text(
+    async fn record_text(
         &self,
         uri: &str,
         context: &RequestContext<RoleServer>,
@@ -546,14 +637,19 @@ impl Gateway {
         }
         let handle = uri.strip_prefix("skillgraph://record/")?;
         let runs = runs?;
-        Some(match runs.find(handle, principal_of(context).as_deref()) {
-            Ok(Some(slot)) => lock(&slot).map(|state| state.record.text()),
-            Ok(None) => Err(ErrorData::resource_not_found(
-                "this server holds no run with that handle (it may have expired); a tools/call answer gives the handle of its run",
-                None,
-            )),
-            Err(err) => Err(err),
-        })
+        Some(
+            match self
+                .find_run(runs, handle, principal_of(context).as_deref())
+                .await
+            {
+                Ok(Some(slot)) => self.kept_record(&slot).await,
+                Ok(None) => Err(ErrorData::resource_not_found(
+                    "this server holds no run with that handle (it may have expired); a tools/call answer gives the handle of its run",
+                    None,
+                )),
+                Err(err) => Err(err),
+            },
+        )
     }
 }
 
@@ -616,10 +712,12 @@ impl ServerHandler for Gateway {
         let span = self.span("initialize", Target::None, &context);
         // The run starts with the handshake, so that a run that only shook
         // hands has a record that explains (SPEC §9.7).
-        let started = self.own().and_then(|slot| {
-            doorway::start(&slot, Generation::Handshake)?;
-            Ok(slot)
-        });
+        let started = match self.own() {
+            Ok(slot) => doorway::start(&slot, Generation::Handshake)
+                .await
+                .map(|()| slot),
+            Err(err) => Err(err),
+        };
         let answer = started.and_then(|slot| {
             let answer = self.negotiate_initialize(&request)?;
             if let Some(handshake) = handshake {
@@ -654,6 +752,7 @@ impl ServerHandler for Gateway {
         let span = self.span("tools/list", Target::None, &context);
         span.answered(
             self.offered_tools(Generation::of(&context))
+                .await
                 .map(ListToolsResult::with_all_items),
         )
     }

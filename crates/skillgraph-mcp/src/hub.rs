@@ -16,6 +16,7 @@ use crate::record::RecordSink;
 use crate::runs::{Runs, Slot, State, mint_handle};
 use crate::skill_files::SkillFiles;
 use crate::spans::Tracing;
+use crate::store::Store;
 use crate::translate;
 use crate::upstream::Upstreams;
 
@@ -38,6 +39,9 @@ pub(crate) struct Hub {
     pub(crate) runs: Option<Runs>,
     /// Where each request's span goes (SPEC §11); `None`: export is off.
     pub(crate) tracing: Option<Tracing>,
+    /// The shared store the sessionless runs are kept in (SPEC §14);
+    /// `None`: they live in this process only.
+    pub(crate) store: Option<Arc<Store>>,
 }
 
 impl Hub {
@@ -68,7 +72,14 @@ impl Hub {
             file: Mutex::new(file),
             runs,
             tracing,
+            store: None,
         })
+    }
+
+    /// The same, its sessionless runs kept in `store`.
+    pub(crate) fn with_store(mut self, store: Option<Store>) -> Self {
+        self.store = store.map(Arc::new);
+        self
     }
 
     /// A run not started yet, with its record: over stdio in the record

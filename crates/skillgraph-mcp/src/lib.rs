@@ -46,6 +46,7 @@ mod shares;
 mod skill_files;
 mod spans;
 mod stdio;
+mod store;
 mod translate;
 mod upstream;
 
@@ -61,7 +62,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::ServiceExt;
-use skillgraph::skill_session::{CallPolicy, Graph, GraphError, Posture, SessionConfig};
+use skillgraph::skill_session::{
+    CallPolicy, Event, Graph, GraphError, Posture, Run, SessionConfig,
+};
 use skillgraph::skill_tools::DEFAULT_CATALOG_BUDGET;
 use skillgraph::{LoadError, PrepareError, Prepared, RecordFileError, RecordWriter, prepare};
 use skillgraph_otlp::Exporter;
@@ -75,6 +78,7 @@ pub use http::{HttpConfig, TokensError};
 use hub::Hub;
 use spans::Tracing;
 use stdio::ClientLines;
+pub use store::{StoreConfig, StoreError, export_records};
 pub use upstream::StartError;
 use upstream::Upstreams;
 
@@ -162,6 +166,14 @@ pub enum ServeError {
     /// The key that seals the state handed to clients cannot be had.
     #[error("cannot make the state key: {0}; with --state-key, give a file of at least 32 bytes")]
     StateKey(String),
+    /// The run store cannot be used.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// `--record` was given with a shared store, which holds the records.
+    #[error(
+        "--record cannot be used with --store {0}: the store holds each run's record; read it with `skillgraph record export --store URL RUN`, or leave --record out"
+    )]
+    RecordWithStore(String),
     /// The address of `--http` cannot be listened on.
     #[error(
         "cannot listen on {addr}: {source}; choose another address or port with --http (port 0: any free port)"
@@ -190,6 +202,8 @@ impl ServeError {
             ServeError::Otlp(err) => err.code(),
             ServeError::Listen { .. } => "http-listen",
             ServeError::StateKey(_) => "state-key",
+            ServeError::Store(err) => err.code(),
+            ServeError::RecordWithStore(_) => "store-with-record",
         }
     }
 
@@ -538,8 +552,32 @@ async fn serve_http_with(
     listener: tokio::net::TcpListener,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), ServeError> {
+    if let (Some(store), Some(_)) = (&http.store, &config.record) {
+        return Err(ServeError::RecordWithStore(store.url.clone()));
+    }
     let prepared = fitted(config, entry.prepared, false).await?;
     let upstreams = Arc::clone(&prepared.upstreams);
+    let graph = Arc::new(prepared.graph);
+    let store = match &http.store {
+        Some(store) => {
+            let start = Run::new(
+                Arc::clone(&graph),
+                prepared.session.clone().for_stable_list(),
+            )
+            .take_events()
+            .first()
+            .map(Event::to_line)
+            .unwrap_or_default();
+            match store::Store::open(store, &start, http.run_ttl).await {
+                Ok(opened) => Some(opened),
+                Err(err) => {
+                    shut_down(upstreams).await;
+                    return Err(err.into());
+                }
+            }
+        }
+        None => None,
+    };
     let runs = runs::Runs::new(runs::Keeping {
         ttl: http.run_ttl,
         max: http.max_runs.max(1),
@@ -547,14 +585,15 @@ async fn serve_http_with(
         folder: config.record.clone(),
     });
     let hub = Hub::new(
-        Arc::new(prepared.graph),
+        graph,
         prepared.files,
         prepared.session,
         prepared.upstreams,
         None,
         Some(runs),
         entry.tracing,
-    )?;
+    )?
+    .with_store(store);
     if entry.says_where {
         let bound = listener.local_addr().unwrap_or(http.addr);
         warn(&http::listening_line(bound));

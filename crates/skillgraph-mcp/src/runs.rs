@@ -16,11 +16,12 @@ use std::time::{Duration, Instant};
 
 use rmcp::ErrorData;
 use skillgraph::RecordWriter;
-use skillgraph::skill_session::{Graph, Run, SessionConfig};
+use skillgraph::skill_session::{Event, Graph, Run, SessionConfig};
 
 use crate::record::RecordSink;
 use crate::shares::{NoRoom, Seat, place};
 use crate::spans::run_name;
+use crate::store::{Loaded, Store};
 use crate::translate::spell_handle;
 use crate::warn;
 
@@ -52,6 +53,42 @@ pub(crate) struct State {
     pub(crate) record: RecordSink,
     /// The name the run goes by on spans, once it is on one.
     traced_as: Option<String>,
+    /// Where the run is kept beside this cache, with a shared store.
+    pub(crate) kept: Option<Kept>,
+}
+
+/// A run kept in a shared [`Store`] (SPEC §14): what its steps are appended
+/// under, and how far this replica's copy of it goes.
+pub(crate) struct Kept {
+    /// The store.
+    pub(crate) store: Arc<Store>,
+    /// The run's handle.
+    pub(crate) handle: String,
+    /// Its principal (`""`: the anonymous one).
+    pub(crate) principal: String,
+    /// How many of its steps this copy holds.
+    pub(crate) seq: u64,
+    /// Whether this copy may be ahead of the store (a step computed and not
+    /// landed): it is rebuilt from the store before its next step.
+    pub(crate) stale: bool,
+    /// Taken across a step and its append, so that this replica's steps of
+    /// the run go to the store one at a time.
+    pub(crate) gate: Arc<tokio::sync::Mutex<()>>,
+}
+
+impl Kept {
+    /// A run of `principal` kept in `store` under `handle`, none of whose
+    /// steps has landed yet.
+    pub(crate) fn new(store: Arc<Store>, handle: String, principal: String) -> Self {
+        Kept {
+            store,
+            handle,
+            principal,
+            seq: 0,
+            stale: false,
+            gate: Arc::default(),
+        }
+    }
 }
 
 impl State {
@@ -63,26 +100,59 @@ impl State {
             config,
             record,
             traced_as: None,
+            kept: None,
         }
+    }
+
+    /// The events of the run's last step, not yet in the record.
+    pub(crate) fn take_step(&mut self) -> Vec<Event> {
+        self.run.as_mut().map(Run::take_events).unwrap_or_default()
+    }
+
+    /// This copy made the store's `loaded` (or, with `None`, a run with no
+    /// step landed yet), rebuilt by replaying its record.
+    ///
+    /// # Errors
+    ///
+    /// When the record cannot be rebuilt into a run on this graph.
+    pub(crate) fn rebuild(&mut self, loaded: Option<Loaded>) -> Result<(), ErrorData> {
+        let (run, events, seq) = match loaded {
+            None => (None, Vec::new(), 0),
+            Some(loaded) => {
+                let run = Run::resume(&self.graph, &loaded.events).map_err(|err| {
+                    ErrorData::internal_error(
+                        format!(
+                            "error[{}]: the stored record of this run cannot be rebuilt here: {err}",
+                            err.code()
+                        ),
+                        None,
+                    )
+                })?;
+                (Some(run), loaded.events, loaded.seq)
+            }
+        };
+        self.run = run;
+        self.record = RecordSink::new(None);
+        self.record.append(events);
+        if let Some(kept) = self.kept.as_mut() {
+            kept.seq = seq;
+            kept.stale = false;
+        }
+        Ok(())
     }
 
     /// The run, started for `generation` if it has not started yet.
     pub(crate) fn run(&mut self, generation: Generation) -> &mut Run {
         let State {
-            run,
-            graph,
-            config,
-            record,
-            ..
+            run, graph, config, ..
         } = self;
+        // Its `start` goes to the record with the events of its first step.
         run.get_or_insert_with(|| {
             let config = match generation {
                 Generation::Sessionless => config.clone().for_stable_list(),
                 Generation::Handshake => config.clone(),
             };
-            let mut run = Run::new(Arc::clone(graph), config);
-            record.append(run.take_events());
-            run
+            Run::new(Arc::clone(graph), config)
         })
     }
 

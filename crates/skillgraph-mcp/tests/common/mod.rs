@@ -8,6 +8,8 @@
 // Each test file uses only some of these helpers.
 #![allow(dead_code)]
 
+pub mod plain;
+pub mod redis;
 pub mod upstream;
 
 use std::path::{Path, PathBuf};
@@ -345,6 +347,8 @@ impl HttpServed {
             .set_nonblocking(true)
             .expect("the listener is made non-blocking");
         let mut http = HttpConfig::new(bound);
+        // A test's server stops at once: nothing balances onto it.
+        http.drain_grace = std::time::Duration::ZERO;
         change(&mut http);
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let server = std::thread::spawn(move || {

@@ -5,6 +5,7 @@
 
 use std::convert::Infallible;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use rmcp::model::{
@@ -77,21 +78,25 @@ pub struct Desk {
     pub url: String,
     /// Notified as each call comes, before it is answered.
     pub called: Arc<Notify>,
+    /// How many calls it received.
+    pub calls: Arc<AtomicUsize>,
 }
 
 /// Serve the desk's tools from `data` (in the shape of [`desk_data`]), as
 /// `desk-upstream` does.
 pub fn desk(data: Value) -> Desk {
     let called = Arc::new(Notify::new());
+    let calls = Arc::new(AtomicUsize::new(0));
     let handler = Canned {
         data: Arc::new(data),
         called: Arc::clone(&called),
+        calls: Arc::clone(&calls),
     };
     let url = serve(
         move || handler.clone(),
         StreamableHttpServerConfig::default(),
     );
-    Desk { url, called }
+    Desk { url, called, calls }
 }
 
 /// The desk's tools, answered from canned data.
@@ -99,6 +104,7 @@ pub fn desk(data: Value) -> Desk {
 struct Canned {
     data: Arc<Value>,
     called: Arc<Notify>,
+    calls: Arc<AtomicUsize>,
 }
 
 impl Canned {
@@ -147,6 +153,7 @@ impl ServerHandler for Canned {
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         self.called.notify_one();
+        self.calls.fetch_add(1, Ordering::Relaxed);
         let canned = &self.data[request.name.as_ref()];
         if canned.is_null() {
             return Err(ErrorData::invalid_params(

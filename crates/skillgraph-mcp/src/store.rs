@@ -1,0 +1,808 @@
+//! The run store (SPEC §14): where the runs of `serve --http --store
+//! redis://…` live, so that any of several replicas continues any run. A
+//! replica's table of runs is then a cache; the store is a run's only
+//! truth. A run is a hash of facts (`P:{RUN}:m`) and a stream of steps
+//! (`P:{RUN}:l`), one entry per step holding the step's record lines byte
+//! for byte as `--record` writes them, so that a run's entries in order are
+//! its record.
+//!
+//! A step lands whole or not at all, through one Lua script that appends at
+//! `seq + 1` only when the stored `seq` is the one the step was computed
+//! from and the stored principal is the request's: the sequence number is
+//! the only lock. A step id makes a resent append land once. Every store
+//! call is bounded by `--store-timeout`, and a [`Breaker`] fails requests
+//! fast while the store is away. This module never decides what a run
+//! does: the [doorway](crate::doorway) computes a step on its cached run
+//! and lands it here.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::{AsyncCommands, Client, ConnectionAddr, IntoConnectionInfo, Script};
+use sha2::{Digest, Sha256};
+use skillgraph::skill_session::{Event, read_record};
+
+use crate::warn;
+
+/// The script that appends a step (SPEC §14.3). Keys: the run's hash and
+/// stream. Arguments: the `seq` the step was computed from, its id, the
+/// replica, its lines, the principal, the map digest, the run's era, the
+/// time (ms) and the time to live (ms). Answers `OK seq`, `DONE seq` (this
+/// step id landed already), `CONFLICT seq` or `GONE`.
+const APPEND: &str = r"
+local seq = redis.call('HGET', KEYS[1], 'seq')
+local from = tonumber(ARGV[1])
+if not seq then
+  if from ~= 0 then return 'GONE' end
+  redis.call('HSET', KEYS[1], 'v', '1', 'seq', '0', 'principal', ARGV[5], 'roles', '',
+    'map', ARGV[6], 'era', ARGV[7], 'created', ARGV[8], 'touched', ARGV[8])
+  seq = 0
+else
+  if redis.call('HGET', KEYS[1], 'principal') ~= ARGV[5] then return 'GONE' end
+  seq = tonumber(seq)
+end
+if seq ~= from then
+  if seq > from then
+    local id = tostring(from + 1) .. '-0'
+    local entry = redis.call('XRANGE', KEYS[2], id, id)
+    if entry[1] then
+      local fields = entry[1][2]
+      for i = 1, #fields, 2 do
+        if fields[i] == 's' and fields[i + 1] == ARGV[2] then
+          return 'DONE ' .. tostring(from + 1)
+        end
+      end
+    end
+  end
+  return 'CONFLICT ' .. tostring(seq)
+end
+redis.call('XADD', KEYS[2], tostring(from + 1) .. '-0', 's', ARGV[2], 'r', ARGV[3], 'e', ARGV[4])
+redis.call('HSET', KEYS[1], 'seq', tostring(from + 1), 'touched', ARGV[8])
+redis.call('PEXPIRE', KEYS[1], ARGV[9])
+redis.call('PEXPIRE', KEYS[2], ARGV[9])
+return 'OK ' .. tostring(from + 1)
+";
+
+/// How many store calls in a row fail before the breaker opens.
+pub(crate) const BREAKER_FAILURES: u32 = 3;
+
+/// How long an open breaker waits before it lets one call through.
+pub(crate) const BREAKER_HALF_OPEN: Duration = Duration::from_secs(1);
+
+/// Where `serve --http` keeps its runs (`--store`, SPEC §14.1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct StoreConfig {
+    /// `redis://[USER:PASS@]HOST:PORT[/DB]`.
+    pub url: String,
+    /// What every key begins with (`--store-prefix`, default `sg`).
+    pub prefix: String,
+    /// The longest a store call may take (`--store-timeout`, default
+    /// 500 ms).
+    pub timeout: Duration,
+    /// This replica's id in the steps it appends (`--replica-id`); `None`:
+    /// the host name, the process id and 4 random hex digits.
+    pub replica: Option<String>,
+}
+
+impl StoreConfig {
+    /// The store at `url`, with the default prefix (`sg`) and timeout
+    /// (500 ms).
+    pub fn new(url: impl Into<String>) -> Self {
+        StoreConfig {
+            url: url.into(),
+            prefix: "sg".to_owned(),
+            timeout: Duration::from_millis(500),
+            replica: None,
+        }
+    }
+}
+
+/// A run store that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// `--store` is not a store address this build takes.
+    #[error(
+        "--store {given}: {reason}; give memory, or redis://[USER:PASS@]HOST:PORT[/DB] (Redis 6.2 or later, or Valkey)"
+    )]
+    Url {
+        /// The address as given, credentials removed.
+        given: String,
+        /// Why it is refused.
+        reason: String,
+    },
+    /// The store does not answer.
+    #[error("the run store at {store} cannot be reached ({reason}); start it, or check --store")]
+    Unreachable {
+        /// `HOST:PORT[/DB]`.
+        store: String,
+        /// The client's reason.
+        reason: String,
+    },
+    /// The store may drop keys when full.
+    #[error(
+        "the run store at {store} evicts keys (maxmemory-policy {policy}): runs would vanish silently; set maxmemory-policy noeviction"
+    )]
+    Evicts {
+        /// `HOST:PORT[/DB]`.
+        store: String,
+        /// The policy found.
+        policy: String,
+    },
+    /// The store holds no run of that handle.
+    #[error(
+        "the run store at {store} holds no run {run} (it may have expired: a run lives until --run-ttl after its last step); `skillgraph record export --all` lists what it holds"
+    )]
+    UnknownRun {
+        /// `HOST:PORT[/DB]`.
+        store: String,
+        /// The handle.
+        run: String,
+    },
+    /// What the store holds of a run is not a record.
+    #[error(
+        "the run store at {store} holds run {run}, but not as a record ({reason}); its keys were written by something else than skillgraph serve"
+    )]
+    NotARecord {
+        /// `HOST:PORT[/DB]`.
+        store: String,
+        /// The handle.
+        run: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+}
+
+impl StoreError {
+    /// The stable code of the error.
+    pub fn code(&self) -> &'static str {
+        match self {
+            StoreError::Url { .. } => "store-url",
+            StoreError::Unreachable { .. } => "store-unreachable",
+            StoreError::Evicts { .. } => "store-evicts",
+            StoreError::UnknownRun { .. } => "store-unknown-run",
+            StoreError::NotARecord { .. } => "store-not-a-record",
+        }
+    }
+}
+
+/// What an append of a step came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Appended {
+    /// The step is the run's step `seq` (now, or by an earlier send of the
+    /// same step id).
+    Landed(u64),
+    /// The run moved on from the `seq` the step was computed from: at
+    /// least one step of another request came first.
+    Conflict,
+    /// The store holds no such run for this principal.
+    Gone,
+}
+
+/// A run as the store holds it.
+#[derive(Debug)]
+pub(crate) struct Loaded {
+    /// Its principal (`""`: the anonymous one).
+    pub(crate) principal: String,
+    /// The digest of the map it was started on.
+    pub(crate) map: String,
+    /// How many steps it holds.
+    pub(crate) seq: u64,
+    /// Its record.
+    pub(crate) events: Vec<Event>,
+}
+
+/// Fails store calls fast once several in a row failed, letting one
+/// through a second after (SPEC §14.5).
+#[derive(Debug, Default)]
+pub(crate) struct Breaker {
+    failures: AtomicU32,
+    /// When it opened, or last let a call through while open.
+    opened: Mutex<Option<Instant>>,
+}
+
+impl Breaker {
+    /// Whether a call may go to the store now.
+    fn admits(&self) -> bool {
+        if self.failures.load(Ordering::Relaxed) < BREAKER_FAILURES {
+            return true;
+        }
+        let Ok(mut opened) = self.opened.lock() else {
+            return true;
+        };
+        let now = Instant::now();
+        match *opened {
+            Some(at) if now.duration_since(at) < BREAKER_HALF_OPEN => false,
+            _ => {
+                *opened = Some(now);
+                true
+            }
+        }
+    }
+
+    fn succeeded(&self) {
+        if self.failures.swap(0, Ordering::Relaxed) >= BREAKER_FAILURES
+            && let Ok(mut opened) = self.opened.lock()
+        {
+            *opened = None;
+        }
+    }
+
+    fn failed(&self) {
+        let failures = self.failures.fetch_add(1, Ordering::Relaxed) + 1;
+        if failures == BREAKER_FAILURES
+            && let Ok(mut opened) = self.opened.lock()
+        {
+            *opened = Some(Instant::now());
+        }
+    }
+
+    /// Whether it is open: the store failed the last calls.
+    pub(crate) fn open(&self) -> bool {
+        self.failures.load(Ordering::Relaxed) >= BREAKER_FAILURES
+    }
+}
+
+/// A connection to a run store, shared by every run of one replica.
+pub(crate) struct Store {
+    connection: ConnectionManager,
+    /// `HOST:PORT[/DB]`, the store's name in messages.
+    name: String,
+    prefix: String,
+    timeout: Duration,
+    replica: String,
+    /// The digest of the map this replica serves.
+    map: String,
+    /// How long a run lives after its last step.
+    ttl: Duration,
+    append: Script,
+    pub(crate) breaker: Breaker,
+}
+
+/// `url` as messages name it: `HOST:PORT[/DB]`, never with credentials.
+fn store_name(url: &str) -> Result<String, StoreError> {
+    let refused = |reason: &str| StoreError::Url {
+        given: without_credentials(url),
+        reason: reason.to_owned(),
+    };
+    if url.starts_with("rediss://") {
+        return Err(refused(
+            "TLS to the store is not built into this version; reach the store over a TLS tunnel (stunnel, a service mesh) with redis://",
+        ));
+    }
+    if !url.starts_with("redis://") {
+        return Err(refused("not a redis:// address"));
+    }
+    let info = url
+        .into_connection_info()
+        .map_err(|err| refused(&err.to_string()))?;
+    let db = info.redis_settings().db();
+    let place = match info.addr() {
+        ConnectionAddr::Tcp(host, port) | ConnectionAddr::TcpTls { host, port, .. } => {
+            format!("{host}:{port}")
+        }
+        other => other.to_string(),
+    };
+    Ok(if db == 0 {
+        place
+    } else {
+        format!("{place}/{db}")
+    })
+}
+
+/// `url` with any `USER:PASS@` taken out.
+fn without_credentials(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            format!("{}{}", &url[..scheme + 3], &url[at + 1..])
+        }
+        _ => url.to_owned(),
+    }
+}
+
+/// The digest the store keeps of a map: SHA-256 of a `start` event's `map`
+/// as its line writes it, in hex.
+pub(crate) fn map_digest(start_line: &str) -> String {
+    let map = serde_json::from_str::<serde_json::Value>(start_line)
+        .ok()
+        .and_then(|value| value.get("map").map(ToString::to_string))
+        .unwrap_or_default();
+    hex(&Sha256::digest(map.as_bytes()))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+/// A new random id: for a step, 128 bits; for a replica, 16.
+fn random_hex(bytes: usize) -> String {
+    let mut bits = vec![0u8; bytes];
+    // The id only needs to differ from the others; the clock makes do when
+    // the random source fails.
+    if getrandom::fill(&mut bits).is_err() {
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |time| time.as_nanos());
+        for (at, byte) in bits.iter_mut().enumerate() {
+            *byte = (nanos >> ((at % 16) * 8)) as u8;
+        }
+    }
+    hex(&bits)
+}
+
+/// Whether `run` is spelled as serve spells a run's handle: `run_` and 32
+/// hex digits.
+fn is_handle(run: &str) -> bool {
+    run.strip_prefix("run_")
+        .is_some_and(|hex| hex.len() == 32 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// A new step id.
+pub(crate) fn step_id() -> String {
+    random_hex(16)
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |time| {
+            u64::try_from(time.as_millis()).unwrap_or(u64::MAX)
+        })
+}
+
+/// Open the store of `config` and check it is fit to keep runs: reachable,
+/// never evicting; a store without an append-only file is warned of.
+async fn connect(config: &StoreConfig) -> Result<(ConnectionManager, String), StoreError> {
+    let name = store_name(&config.url)?;
+    let unreachable = |reason: String| StoreError::Unreachable {
+        store: name.clone(),
+        reason,
+    };
+    let client = Client::open(config.url.as_str()).map_err(|err| StoreError::Url {
+        given: without_credentials(&config.url),
+        reason: err.to_string(),
+    })?;
+    let settings = ConnectionManagerConfig::new()
+        .set_connection_timeout(Some(config.timeout))
+        .set_response_timeout(Some(config.timeout))
+        .set_number_of_retries(1);
+    let connecting = client.get_connection_manager_with_config(settings);
+    let connection = tokio::time::timeout(config.timeout.max(Duration::from_secs(2)), connecting)
+        .await
+        .map_err(|_| unreachable(format!("no answer within {:?}", config.timeout)))?
+        .map_err(|err| unreachable(err.to_string()))?;
+    Ok((connection, name))
+}
+
+/// A store setting (`CONFIG GET`); `None` where `CONFIG` is refused.
+async fn setting(connection: &mut ConnectionManager, key: &str) -> Option<String> {
+    let pairs: Vec<String> = redis::cmd("CONFIG")
+        .arg("GET")
+        .arg(key)
+        .query_async(connection)
+        .await
+        .ok()?;
+    pairs.get(1).cloned()
+}
+
+impl Store {
+    /// Open the store of `config` for a replica serving the map whose
+    /// `start` line is `start_line`, its runs living `ttl` after their last
+    /// step; checked as SPEC §14.1 says.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`] when the address is refused, the store cannot be
+    /// reached, or it evicts keys.
+    pub(crate) async fn open(
+        config: &StoreConfig,
+        start_line: &str,
+        ttl: Duration,
+    ) -> Result<Self, StoreError> {
+        let (mut connection, name) = connect(config).await?;
+        let _: () = redis::cmd("PING")
+            .query_async(&mut connection)
+            .await
+            .map_err(|err| StoreError::Unreachable {
+                store: name.clone(),
+                reason: err.to_string(),
+            })?;
+        match setting(&mut connection, "maxmemory-policy").await {
+            Some(policy) if policy != "noeviction" => {
+                return Err(StoreError::Evicts {
+                    store: name,
+                    policy,
+                });
+            }
+            Some(_) => {
+                if setting(&mut connection, "appendonly").await.as_deref() == Some("no") {
+                    warn(&format!(
+                        "the run store at {name} has appendonly no: a restart of the store loses every run; set appendonly yes"
+                    ));
+                }
+            }
+            None => warn(&format!(
+                "the run store at {name} refuses CONFIG, so its maxmemory-policy (which must be noeviction) and appendonly (which should be yes) are not checked"
+            )),
+        }
+        let replica = config.replica.clone().unwrap_or_else(|| {
+            let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+                .map(|name| name.trim().to_owned())
+                .unwrap_or_else(|_| "replica".to_owned());
+            format!("{host}-{}-{}", std::process::id(), random_hex(2))
+        });
+        Ok(Store {
+            connection,
+            name,
+            prefix: config.prefix.clone(),
+            timeout: config.timeout,
+            replica,
+            map: map_digest(start_line),
+            ttl,
+            append: Script::new(APPEND),
+            breaker: Breaker::default(),
+        })
+    }
+
+    /// The store's name in messages: `HOST:PORT[/DB]`.
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The digest of the map this replica serves.
+    pub(crate) fn map(&self) -> &str {
+        &self.map
+    }
+
+    fn key(&self, run: &str, part: &str) -> String {
+        format!("{}:{{{run}}}:{part}", self.prefix)
+    }
+
+    /// Run `call` on the store within the timeout, through the breaker;
+    /// `Err(reason)` when it failed or the breaker is open.
+    async fn round<T>(
+        &self,
+        call: impl Future<Output = redis::RedisResult<T>>,
+    ) -> Result<T, String> {
+        if !self.breaker.admits() {
+            return Err("it failed the last calls; trying again within a second".to_owned());
+        }
+        match tokio::time::timeout(self.timeout, call).await {
+            Ok(Ok(value)) => {
+                self.breaker.succeeded();
+                Ok(value)
+            }
+            Ok(Err(err)) => {
+                self.breaker.failed();
+                Err(err.to_string())
+            }
+            Err(_) => {
+                self.breaker.failed();
+                Err(format!("no answer within {:?}", self.timeout))
+            }
+        }
+    }
+
+    /// Append `lines`, one step of `run` (id `step`) computed from its
+    /// `from`th step, for `principal` (`""`: anonymous).
+    ///
+    /// # Errors
+    ///
+    /// Why the store could not be asked.
+    pub(crate) async fn append(
+        &self,
+        run: &str,
+        from: u64,
+        step: &str,
+        lines: &str,
+        principal: &str,
+    ) -> Result<Appended, String> {
+        let mut connection = self.connection.clone();
+        let mut invocation = self.append.prepare_invoke();
+        invocation
+            .key(self.key(run, "m"))
+            .key(self.key(run, "l"))
+            .arg(from)
+            .arg(step)
+            .arg(&self.replica)
+            .arg(lines)
+            .arg(principal)
+            .arg(&self.map)
+            .arg("sessionless")
+            .arg(now_ms())
+            .arg(
+                u64::try_from(self.ttl.as_millis())
+                    .unwrap_or(u64::MAX)
+                    .max(1),
+            );
+        let answer: String = self.round(invocation.invoke_async(&mut connection)).await?;
+        let (word, seq) = answer.split_once(' ').unwrap_or((answer.as_str(), ""));
+        match (word, seq.parse::<u64>()) {
+            ("OK" | "DONE", Ok(seq)) => Ok(Appended::Landed(seq)),
+            ("CONFLICT", _) => Ok(Appended::Conflict),
+            ("GONE", _) => Ok(Appended::Gone),
+            _ => Err(format!("its append script answered {answer:?}")),
+        }
+    }
+
+    /// Ask the store whether it answers, through the breaker: what closes
+    /// it again when no request comes.
+    pub(crate) async fn probe(self: std::sync::Arc<Self>) {
+        let mut connection = self.connection.clone();
+        let _ = self
+            .round(redis::cmd("PING").query_async::<()>(&mut connection))
+            .await;
+    }
+
+    /// How many steps the store holds of `run`; `None` when it holds none.
+    ///
+    /// # Errors
+    ///
+    /// Why the store could not be asked.
+    pub(crate) async fn seq(&self, run: &str) -> Result<Option<u64>, String> {
+        let mut connection = self.connection.clone();
+        let key = self.key(run, "m");
+        let seq: Option<u64> = self.round(connection.hget(key, "seq")).await?;
+        Ok(seq)
+    }
+
+    /// The run `run` as the store holds it, in one round trip; `None` when
+    /// it holds none.
+    ///
+    /// # Errors
+    ///
+    /// Why the store could not be asked, or what it holds is not a record.
+    pub(crate) async fn load(&self, run: &str) -> Result<Option<Loaded>, StoreError> {
+        let mut connection = self.connection.clone();
+        let (facts, entries) = self
+            .round(fetch(
+                &mut connection,
+                &self.key(run, "m"),
+                &self.key(run, "l"),
+            ))
+            .await
+            .map_err(|reason| StoreError::Unreachable {
+                store: self.name.clone(),
+                reason,
+            })?;
+        loaded(&self.name, run, facts, entries)
+    }
+}
+
+/// A run's hash and stream, read at once.
+type Fetched = (HashMap<String, String>, Vec<(String, Vec<String>)>);
+
+async fn fetch(
+    connection: &mut ConnectionManager,
+    facts: &str,
+    steps: &str,
+) -> redis::RedisResult<Fetched> {
+    redis::pipe()
+        .atomic()
+        .hgetall(facts)
+        .cmd("XRANGE")
+        .arg(steps)
+        .arg("-")
+        .arg("+")
+        .query_async(connection)
+        .await
+}
+
+/// The run `run` of `store` from its hash `facts` and its stream
+/// `entries`; `None` when the store holds none.
+fn loaded(
+    store: &str,
+    run: &str,
+    facts: HashMap<String, String>,
+    entries: Vec<(String, Vec<String>)>,
+) -> Result<Option<Loaded>, StoreError> {
+    if facts.is_empty() {
+        return Ok(None);
+    }
+    let not_a_record = |reason: String| StoreError::NotARecord {
+        store: store.to_owned(),
+        run: run.to_owned(),
+        reason,
+    };
+    let text = record_text(&entries).map_err(not_a_record)?;
+    let record = read_record(&text).map_err(|err| not_a_record(err.to_string()))?;
+    let seq = u64::try_from(entries.len()).unwrap_or(u64::MAX);
+    Ok(Some(Loaded {
+        principal: facts.get("principal").cloned().unwrap_or_default(),
+        map: facts.get("map").cloned().unwrap_or_default(),
+        seq,
+        events: record.events,
+    }))
+}
+
+/// A run's record from its stream's entries: each entry's lines, in order,
+/// each ended by a new line.
+fn record_text(entries: &[(String, Vec<String>)]) -> Result<String, String> {
+    let mut text = String::new();
+    for (at, (id, fields)) in entries.iter().enumerate() {
+        let expected = format!("{}-0", at + 1);
+        if *id != expected {
+            return Err(format!("step {id} where {expected} belongs"));
+        }
+        let lines = fields
+            .chunks(2)
+            .find_map(|pair| match pair {
+                [name, value] if name == "e" => Some(value),
+                _ => None,
+            })
+            .ok_or_else(|| format!("step {id} has no lines"))?;
+        text.push_str(lines);
+        text.push('\n');
+    }
+    Ok(text)
+}
+
+/// The records of `runs` (and of every run the store holds, with `all`) in
+/// the store of `config`, each with its handle, as its file record's text,
+/// byte for byte (SPEC §14.9): what `skillgraph record export` writes, and
+/// what `skillgraph explain` and `skillgraph replay` read. On a runtime of
+/// its own.
+///
+/// ```no_run
+/// use skillgraph_mcp::{StoreConfig, export_records};
+///
+/// let store = StoreConfig::new("redis://127.0.0.1:6379");
+/// for (run, record) in export_records(&store, &[], true)? {
+///     std::fs::write(format!("{run}.jsonl"), record)?;
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+///
+/// [`StoreError`] when the address is refused, the store cannot be
+/// reached, or it holds no run of a handle in `runs`.
+pub fn export_records(
+    config: &StoreConfig,
+    runs: &[String],
+    all: bool,
+) -> Result<Vec<(String, String)>, StoreError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|err| StoreError::Unreachable {
+            store: without_credentials(&config.url),
+            reason: format!("no async runtime could be started: {err}"),
+        })?;
+    runtime.block_on(exported(config, runs, all))
+}
+
+/// [`export_records`] on the caller's runtime.
+async fn exported(
+    config: &StoreConfig,
+    runs: &[String],
+    all: bool,
+) -> Result<Vec<(String, String)>, StoreError> {
+    let (mut connection, name) = connect(config).await?;
+    let unreachable = |err: redis::RedisError| StoreError::Unreachable {
+        store: name.clone(),
+        reason: err.to_string(),
+    };
+    let mut wanted = runs.to_vec();
+    if all {
+        let pattern = format!("{}:{{*}}:m", config.prefix);
+        let mut keys: Vec<String> = Vec::new();
+        let mut cursor: u64 = 0;
+        loop {
+            let (next, found): (u64, Vec<String>) = redis::cmd("SCAN")
+                .arg(cursor)
+                .arg("MATCH")
+                .arg(&pattern)
+                .arg("COUNT")
+                .arg(1000)
+                .query_async(&mut connection)
+                .await
+                .map_err(unreachable)?;
+            keys.extend(found);
+            if next == 0 {
+                break;
+            }
+            cursor = next;
+        }
+        let prefix = format!("{}:{{", config.prefix);
+        // Only what serve writes: a key that holds no handle is not a run.
+        wanted.extend(keys.iter().filter_map(|key| {
+            key.strip_prefix(&prefix)?
+                .strip_suffix("}:m")
+                .filter(|run| is_handle(run))
+                .map(str::to_owned)
+        }));
+        wanted.sort();
+        wanted.dedup();
+    }
+    let mut records = Vec::with_capacity(wanted.len());
+    for run in wanted {
+        if !is_handle(&run) {
+            return Err(StoreError::UnknownRun {
+                store: name.clone(),
+                run: crate::echo::shown(&run),
+            });
+        }
+        let facts = format!("{}:{{{run}}}:m", config.prefix);
+        let steps = format!("{}:{{{run}}}:l", config.prefix);
+        let (hash, entries) = fetch(&mut connection, &facts, &steps)
+            .await
+            .map_err(unreachable)?;
+        if hash.is_empty() {
+            return Err(StoreError::UnknownRun {
+                store: name.clone(),
+                run,
+            });
+        }
+        let text = record_text(&entries).map_err(|reason| StoreError::NotARecord {
+            store: name.clone(),
+            run: run.clone(),
+            reason,
+        })?;
+        records.push((run, text));
+    }
+    Ok(records)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_store_is_named_without_its_credentials() {
+        assert_eq!(
+            store_name("redis://127.0.0.1:6379").unwrap(),
+            "127.0.0.1:6379"
+        );
+        assert_eq!(
+            store_name("redis://ann:secret@store.example:7000/3").unwrap(),
+            "store.example:7000/3"
+        );
+        let refused = store_name("http://ann:secret@store.example").unwrap_err();
+        assert_eq!(refused.code(), "store-url");
+        assert!(!refused.to_string().contains("secret"), "{refused}");
+        let tls = store_name("rediss://ann:secret@store.example:6380").unwrap_err();
+        assert!(tls.to_string().contains("TLS"), "{tls}");
+        assert!(!tls.to_string().contains("secret"), "{tls}");
+    }
+
+    #[test]
+    fn the_breaker_opens_after_three_failures_and_lets_one_call_through_a_second_later() {
+        let breaker = Breaker::default();
+        for _ in 0..BREAKER_FAILURES {
+            assert!(breaker.admits());
+            breaker.failed();
+        }
+        assert!(breaker.open());
+        // It opened just now: the next call fails fast.
+        assert!(!breaker.admits());
+        if let Ok(mut opened) = breaker.opened.lock() {
+            *opened = Instant::now().checked_sub(BREAKER_HALF_OPEN);
+        }
+        assert!(breaker.admits(), "half-open after a second");
+        assert!(!breaker.admits(), "one call at a time while half-open");
+        breaker.succeeded();
+        assert!(!breaker.open());
+        assert!(breaker.admits());
+    }
+
+    #[test]
+    fn a_stream_is_a_record_only_with_its_steps_in_order() {
+        let step = |id: &str, lines: &str| {
+            (
+                id.to_owned(),
+                vec!["s".into(), "00".into(), "e".into(), lines.to_owned()],
+            )
+        };
+        assert_eq!(
+            record_text(&[step("1-0", "a\nb"), step("2-0", "c")]).unwrap(),
+            "a\nb\nc\n"
+        );
+        assert!(record_text(&[step("2-0", "c")]).is_err());
+        assert!(record_text(&[("1-0".into(), vec!["s".into(), "00".into()])]).is_err());
+    }
+}

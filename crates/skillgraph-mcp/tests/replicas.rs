@@ -1,0 +1,448 @@
+//! Runs across replicas (SPEC §14): three `serve --http` replicas in this
+//! process, sharing a real `redis-server` that the test starts on a
+//! loopback port in a folder of its own, in front of one desk upstream
+//! that counts the calls it receives. Each test speaks the sessionless
+//! generation in plain HTTP, moving a run from replica to replica as a
+//! load balancer without affinity would.
+
+mod common;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use skillgraph_mcp::{HttpConfig, ServeConfig, StoreConfig, export_records, serve_http_on};
+
+use common::plain::{call, post_to, sessionless, texts};
+use common::redis::Redis;
+use common::upstream::{self, Desk};
+use common::{HttpServed, desk, replays_to_itself, scratch};
+
+/// The support desk in front of `upstream`, to serve.
+fn desk_map(name: &str, upstream: &Desk) -> PathBuf {
+    desk(name, json!({"desk": {"url": upstream.url}}), |_| {})
+}
+
+/// `count` replicas of `map`, their runs in `redis`, each as `change`
+/// changes it.
+fn replicas(
+    count: usize,
+    map: &PathBuf,
+    redis: &Redis,
+    change: impl Fn(&mut HttpConfig),
+) -> Vec<HttpServed> {
+    (0..count)
+        .map(|at| {
+            HttpServed::start(ServeConfig::new(map), |http| {
+                let mut store = StoreConfig::new(redis.url());
+                store.replica = Some(format!("replica-{at}"));
+                http.store = Some(store);
+                change(http);
+            })
+        })
+        .collect()
+}
+
+/// The handle a run's first answer gives.
+fn handle_of(result: &Value) -> String {
+    result["_meta"]["skillgraph/run"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a handle in {result}"))
+        .to_owned()
+}
+
+/// The record the store holds of `run`.
+fn exported(redis: &Redis, run: &str) -> String {
+    let records = export_records(&StoreConfig::new(redis.url()), &[run.to_owned()], false)
+        .unwrap_or_else(|err| panic!("{err}"));
+    assert_eq!(records.len(), 1);
+    records[0].1.clone()
+}
+
+/// The kinds of a record's events, in order.
+fn kinds(record: &str) -> Vec<String> {
+    record
+        .lines()
+        .map(|line| {
+            let event: Value = serde_json::from_str(line).expect("a JSON line");
+            event["event"].as_str().unwrap_or_default().to_owned()
+        })
+        .collect()
+}
+
+/// A GET of `path` on `addr`: its status and body.
+fn get(addr: &str, path: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).expect("the replica accepts");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .expect("a timeout");
+    let request =
+        format!("GET {path} HTTP/1.1\r\nHost: anything.example\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).expect("sent");
+    let mut raw = String::new();
+    let _ = stream.read_to_string(&mut raw);
+    let status = raw
+        .split_whitespace()
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or(0);
+    let body = raw.split_once("\r\n\r\n").map_or("", |(_, body)| body);
+    (status, body.to_owned())
+}
+
+/// Wait up to `limit` for `addr`'s `/readyz` to answer `status`; how long
+/// it took.
+fn ready_within(addr: &str, status: u16, limit: Duration) -> Option<Duration> {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if get(addr, "/readyz").0 == status {
+            return Some(start.elapsed());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    None
+}
+
+#[test]
+fn a_run_goes_on_on_every_replica_in_turn_and_its_stored_record_replays() {
+    let redis = Redis::start("turns", &[]);
+    let upstream = upstream::desk(upstream::desk_data());
+    let map = desk_map("replicas-turns", &upstream);
+    let replicas = replicas(3, &map, &redis, |_| {});
+    let at = |n: usize| replicas[n % 3].addr.as_str();
+
+    // Started on the first, the run moves to refunds there.
+    let first = call(at(0), "lookup_order", json!({"order_id": 4412}), &[]);
+    let run = handle_of(&first);
+    // On the second, refunds is active: its refund is offered.
+    let refund = call(
+        at(1),
+        "issue_refund",
+        json!({"order_id": 4412, "skillgraph_run": run}),
+        &[],
+    );
+    assert_ne!(refund["isError"], true, "{refund}");
+    // On the third, back to triage by a read; and on the first again (its
+    // copy is two steps behind), triage's tool is offered, refunds' not.
+    let read = call(
+        at(2),
+        "read_skill",
+        json!({"id": "triage", "skillgraph_run": run}),
+        &[],
+    );
+    assert!(
+        texts(&read)[0].contains("<skill_content name=\"triage\">"),
+        "{read}"
+    );
+    let refused = call(
+        at(0),
+        "issue_refund",
+        json!({"order_id": 4412, "skillgraph_run": run}),
+        &[],
+    );
+    assert_eq!(
+        refused["isError"], true,
+        "the stale copy was brought up to date: {refused}"
+    );
+    let again = call(
+        at(0),
+        "lookup_order",
+        json!({"order_id": 4412, "skillgraph_run": run}),
+        &[],
+    );
+    assert_ne!(again["isError"], true, "{again}");
+
+    let record = exported(&redis, &run);
+    replays_to_itself(&record).unwrap_or_else(|diff| panic!("{diff}\n{record}"));
+    let events = kinds(&record);
+    assert_eq!(events[0], "start");
+    assert_eq!(events.iter().filter(|kind| *kind == "call").count(), 4);
+    assert_eq!(
+        upstream.calls.load(Ordering::Relaxed),
+        3,
+        "the refused call never reached the upstream"
+    );
+    // Every replica serves the same record.
+    let uri = format!("skillgraph://record/{run}");
+    for n in 0..3 {
+        let read = sessionless(
+            at(n),
+            "resources/read",
+            Some(&uri),
+            json!({"uri": uri}),
+            &[],
+        )
+        .json();
+        assert_eq!(read["result"]["contents"][0]["text"], record, "replica {n}");
+    }
+}
+
+#[test]
+fn steps_of_one_run_taken_on_three_replicas_at_once_all_land_in_one_order() {
+    let redis = Redis::start("at-once", &[]);
+    let upstream = upstream::desk(upstream::desk_data());
+    let map = desk_map("replicas-at-once", &upstream);
+    let replicas = Arc::new(replicas(3, &map, &redis, |_| {}));
+    let run = handle_of(&call(
+        &replicas[0].addr,
+        "lookup_order",
+        json!({"order_id": 4412}),
+        &[],
+    ));
+    let workers: Vec<_> = (0..3)
+        .map(|n| {
+            let (replicas, run) = (Arc::clone(&replicas), run.clone());
+            std::thread::spawn(move || {
+                for _ in 0..8 {
+                    let answer = call(
+                        &replicas[n].addr,
+                        "issue_refund",
+                        json!({"order_id": 4412, "skillgraph_run": run}),
+                        &[],
+                    );
+                    assert_ne!(answer["isError"], true, "replica {n}: {answer}");
+                }
+            })
+        })
+        .collect();
+    for worker in workers {
+        worker.join().expect("every call answered");
+    }
+    let record = exported(&redis, &run);
+    replays_to_itself(&record).unwrap_or_else(|diff| panic!("{diff}\n{record}"));
+    let events = kinds(&record);
+    assert_eq!(events.iter().filter(|kind| *kind == "call").count(), 25);
+    assert_eq!(events.iter().filter(|kind| *kind == "result").count(), 25);
+    assert_eq!(upstream.calls.load(Ordering::Relaxed), 25);
+}
+
+#[test]
+fn another_principal_s_handle_is_answered_as_an_unknown_run_on_every_replica() {
+    let redis = Redis::start("principals", &[]);
+    let upstream = upstream::desk(upstream::desk_data());
+    let map = desk_map("replicas-principals", &upstream);
+    let tokens = scratch("replicas-principals-tokens").join("tokens");
+    let digest = |token: &str| {
+        use sha2::{Digest, Sha256};
+        Sha256::digest(token.as_bytes())
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect::<String>()
+    };
+    std::fs::write(
+        &tokens,
+        format!("ann {}\nbob {}\n", digest("ann-token"), digest("bob-token")),
+    )
+    .expect("the tokens file");
+    let replicas = replicas(2, &map, &redis, |http| {
+        http.auth_tokens = Some(tokens.clone())
+    });
+    let ann = [("Authorization", "Bearer ann-token")];
+    let bob = [("Authorization", "Bearer bob-token")];
+    let run = handle_of(&call(
+        &replicas[0].addr,
+        "lookup_order",
+        json!({"order_id": 4412}),
+        &ann,
+    ));
+    let unknown = "run_00000000000000000000000000000000";
+    for replica in &replicas {
+        let theirs = call(
+            &replica.addr,
+            "lookup_order",
+            json!({"order_id": 4412, "skillgraph_run": run}),
+            &bob,
+        );
+        let none = call(
+            &replica.addr,
+            "lookup_order",
+            json!({"order_id": 4412, "skillgraph_run": unknown}),
+            &bob,
+        );
+        assert_eq!(theirs, none, "another's run is an unknown run");
+        assert_eq!(theirs["isError"], true);
+    }
+    // Ann goes on on the other replica; nothing of Bob's was appended.
+    let hers = call(
+        &replicas[1].addr,
+        "issue_refund",
+        json!({"order_id": 4412, "skillgraph_run": run}),
+        &ann,
+    );
+    assert_ne!(hers["isError"], true, "{hers}");
+    assert_eq!(upstream.calls.load(Ordering::Relaxed), 2);
+    replays_to_itself(&exported(&redis, &run)).unwrap_or_else(|diff| panic!("{diff}"));
+}
+
+#[test]
+fn with_the_store_down_nothing_is_forwarded_and_readyz_says_so_until_it_is_back() {
+    let mut redis = Redis::start("outage", &[]);
+    let upstream = upstream::desk(upstream::desk_data());
+    let map = desk_map("replicas-outage", &upstream);
+    let replicas = replicas(2, &map, &redis, |_| {});
+    let run = handle_of(&call(
+        &replicas[0].addr,
+        "lookup_order",
+        json!({"order_id": 4412}),
+        &[],
+    ));
+    assert_eq!(
+        get(&replicas[0].addr, "/readyz"),
+        (200, "ready\n".to_owned())
+    );
+    // The append-only file is written every second: let it take the run.
+    std::thread::sleep(Duration::from_millis(1500));
+    redis.kill();
+
+    for replica in &replicas {
+        for arguments in [
+            json!({"order_id": 4412, "skillgraph_run": run}),
+            json!({"order_id": 4412}),
+        ] {
+            let answer = sessionless(
+                &replica.addr,
+                "tools/call",
+                Some("issue_refund"),
+                json!({"name": "issue_refund", "arguments": arguments}),
+                &[],
+            );
+            let error = &answer.json()["error"];
+            assert_eq!(error["code"], -32603, "{}", answer.body);
+            let message = error["message"].as_str().unwrap_or_default();
+            assert!(
+                message.contains(&format!(
+                    "the run store at 127.0.0.1:{} is unreachable",
+                    redis.port
+                )) && message.contains("nothing was forwarded"),
+                "{message}"
+            );
+        }
+    }
+    assert_eq!(
+        upstream.calls.load(Ordering::Relaxed),
+        1,
+        "no call went upstream"
+    );
+    for replica in &replicas {
+        assert!(
+            ready_within(&replica.addr, 503, Duration::from_secs(1)).is_some(),
+            "/readyz says the store is away"
+        );
+        assert_eq!(get(&replica.addr, "/livez").0, 200);
+        // Requests that need no run go on.
+        let listed = sessionless(&replica.addr, "tools/list", None, json!({}), &[]);
+        assert_eq!(listed.status, 200);
+        assert!(
+            listed.json()["result"]["tools"].is_array(),
+            "{}",
+            listed.body
+        );
+    }
+
+    redis.restart();
+    for replica in &replicas {
+        assert!(
+            ready_within(&replica.addr, 200, Duration::from_secs(3)).is_some(),
+            "/readyz says the store is back"
+        );
+    }
+    let refund = call(
+        &replicas[1].addr,
+        "issue_refund",
+        json!({"order_id": 4412, "skillgraph_run": run}),
+        &[],
+    );
+    assert_ne!(
+        refund["isError"], true,
+        "the run outlived the store's restart: {refund}"
+    );
+    replays_to_itself(&exported(&redis, &run)).unwrap_or_else(|diff| panic!("{diff}"));
+}
+
+#[test]
+fn a_run_started_on_another_map_is_not_continued() {
+    let redis = Redis::start("maps", &[]);
+    let upstream = upstream::desk(upstream::desk_data());
+    let map = desk_map("replicas-map-a", &upstream);
+    let other = desk(
+        "replicas-map-b",
+        json!({"desk": {"url": upstream.url}}),
+        |map| {
+            if let Some(map) = map.as_object_mut() {
+                map.remove("start");
+            }
+        },
+    );
+    let a = replicas(1, &map, &redis, |_| {});
+    let b = replicas(1, &other, &redis, |_| {});
+    let run = handle_of(&call(
+        &a[0].addr,
+        "lookup_order",
+        json!({"order_id": 4412}),
+        &[],
+    ));
+    let answer = sessionless(
+        &b[0].addr,
+        "tools/call",
+        Some("lookup_order"),
+        json!({"name": "lookup_order", "arguments": {"order_id": 4412, "skillgraph_run": run}}),
+        &[],
+    );
+    let message = answer.json()["error"]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        message.contains(&format!("run {run} was started on another map")),
+        "{message}"
+    );
+    assert_eq!(upstream.calls.load(Ordering::Relaxed), 1);
+}
+
+#[test]
+fn a_store_that_evicts_keys_is_refused_at_start() {
+    let redis = Redis::start("evicts", &["--maxmemory-policy", "allkeys-lru"]);
+    let upstream = upstream::desk(upstream::desk_data());
+    let map = desk_map("replicas-evicts", &upstream);
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let refused = runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("a port");
+        let mut http = HttpConfig::new(listener.local_addr().expect("bound"));
+        http.store = Some(StoreConfig::new(redis.url()));
+        serve_http_on(&ServeConfig::new(&map), &http, listener, async {}).await
+    });
+    let err = refused.expect_err("an evicting store is refused");
+    assert_eq!(err.code(), "store-evicts");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "the run store at 127.0.0.1:{} evicts keys (maxmemory-policy allkeys-lru): runs would vanish silently; set maxmemory-policy noeviction",
+            redis.port
+        )
+    );
+}
+
+#[test]
+fn health_is_answered_for_any_host_and_without_a_token() {
+    let redis = Redis::start("health", &[]);
+    let upstream = upstream::desk(upstream::desk_data());
+    let map = desk_map("replicas-health", &upstream);
+    let tokens = scratch("replicas-health-tokens").join("tokens");
+    std::fs::write(&tokens, format!("ann {}\n", "0".repeat(64))).expect("the tokens file");
+    let replicas = replicas(1, &map, &redis, |http| {
+        http.auth_tokens = Some(tokens.clone())
+    });
+    assert_eq!(get(&replicas[0].addr, "/livez"), (200, "live\n".to_owned()));
+    assert_eq!(
+        get(&replicas[0].addr, "/readyz"),
+        (200, "ready\n".to_owned())
+    );
+    // /mcp still wants a token.
+    let refused = post_to(&replicas[0].addr, "/mcp", &[], b"{}");
+    assert_eq!(refused.status, 401);
+}
