@@ -26,6 +26,7 @@ use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -117,6 +118,17 @@ pub struct HttpConfig {
     /// How long a client may take to send a body, from the end of its head
     /// (`--body-timeout`).
     pub body_timeout: Duration,
+    /// How long requests are still served after the process is asked to
+    /// stop, `/readyz` answering 503 meanwhile so that a load balancer
+    /// sends them elsewhere (`--drain-grace`, default 2 s).
+    pub drain_grace: Duration,
+    /// How long requests under way may take to finish after that
+    /// (`--drain-timeout`, default 30 s).
+    pub drain_timeout: Duration,
+    /// Where the sessionless runs are kept (`--store`, SPEC §14): `None`,
+    /// in this process; a shared store lets several replicas serve every
+    /// run.
+    pub store: Option<crate::StoreConfig>,
 }
 
 impl HttpConfig {
@@ -149,6 +161,9 @@ impl HttpConfig {
             max_connections: 1024,
             head_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(30),
+            drain_grace: Duration::from_secs(2),
+            drain_timeout: Duration::from_secs(30),
+            store: None,
         }
     }
 }
@@ -187,14 +202,49 @@ struct Front {
     parsing: Parsing,
     rates: Rates,
     limits: Arc<Limits>,
+    /// Whether the process was asked to stop.
+    draining: AtomicBool,
+    /// The posted requests being answered, until their answers' last byte.
+    in_flight: Arc<AtomicUsize>,
 }
 
 impl Front {
+    /// `/livez` and `/readyz` (SPEC §14.5): for any `Host`, with no token,
+    /// giving no data; `None` for any other request.
+    fn health(&self, request: &Request<Incoming>) -> Option<Response<Answer>> {
+        if request.method() != http::Method::GET {
+            return None;
+        }
+        match request.uri().path() {
+            "/livez" => Some(plain(StatusCode::OK, "live\n")),
+            "/readyz" => Some(match self.unready() {
+                None => plain(StatusCode::OK, "ready\n"),
+                Some(reason) => plain(StatusCode::SERVICE_UNAVAILABLE, format!("{reason}\n")),
+            }),
+            _ => None,
+        }
+    }
+
+    /// Why this replica should not be sent requests now, if it should not.
+    fn unready(&self) -> Option<String> {
+        if self.draining.load(Ordering::Relaxed) {
+            return Some("draining: this replica is stopping".to_owned());
+        }
+        let store = self.hub.store.as_ref()?;
+        store
+            .breaker
+            .open()
+            .then(|| format!("the run store at {} is unreachable", store.name()))
+    }
+
     async fn handle(
         &self,
         mut request: Request<Incoming>,
         answering: &Answering,
     ) -> Response<Answer> {
+        if let Some(health) = self.health(&request) {
+            return health;
+        }
         if let Err(refused) = strict::head(request.uri(), request.headers(), &self.allowed_hosts) {
             self.limits.strict.reached();
             return closing(plain(StatusCode::BAD_REQUEST, refused.message()));
@@ -216,7 +266,7 @@ impl Front {
             Ok(bytes) => bytes,
             Err(unread) => return closing(self.unread(unread)),
         };
-        answering.busy();
+        answering.busy(parts.method == http::Method::POST);
         let mut method = None;
         let session = parts
             .headers
@@ -231,6 +281,10 @@ impl Front {
                 }
             };
             method = peek.method.as_deref().map(str::to_owned);
+            if let Err(refused) = strict::run_header(&peek, &parts.headers) {
+                self.limits.strict.reached();
+                return json_refusal(&refused);
+            }
             if session.is_none()
                 && self.starts_run(&peek)
                 && let Err(wait) = self.rates.take(principal.as_deref(), Instant::now())
@@ -512,28 +566,41 @@ fn too_many(wait: Duration) -> Response<Answer> {
 struct Answering {
     door: Arc<Door>,
     conn: Arc<Conn>,
+    /// The posted requests being answered, this one among them once
+    /// [`Answering::busy`] counted it.
+    in_flight: Arc<AtomicUsize>,
+    counted: AtomicBool,
 }
 
 impl Answering {
     /// A request whose head was just read: its connection waits for the
     /// body from now.
-    fn new(door: &Arc<Door>, conn: &Arc<Conn>) -> Self {
+    fn new(door: &Arc<Door>, conn: &Arc<Conn>, in_flight: &Arc<AtomicUsize>) -> Self {
         door.stalled(conn);
         Answering {
             door: Arc::clone(door),
             conn: Arc::clone(conn),
+            in_flight: Arc::clone(in_flight),
+            counted: AtomicBool::new(false),
         }
     }
 
-    /// The body is read: the request is being answered.
-    fn busy(&self) {
+    /// The body is read: the request is being answered; a posted one is
+    /// counted until its answer's last byte, so that a drain waits for it.
+    fn busy(&self, posted: bool) {
         Door::busy(&self.conn);
+        if posted && !self.counted.swap(true, Ordering::Relaxed) {
+            self.in_flight.fetch_add(1, Ordering::Relaxed);
+        }
     }
 }
 
 impl Drop for Answering {
     fn drop(&mut self) {
         self.door.stalled(&self.conn);
+        if self.counted.load(Ordering::Relaxed) {
+            self.in_flight.fetch_sub(1, Ordering::Relaxed);
+        }
     }
 }
 
@@ -616,6 +683,8 @@ pub(crate) async fn serve(
         parsing: Parsing::new(config.max_body),
         rates: Rates::new(config.new_runs_per_minute),
         limits: Arc::clone(&limits),
+        draining: AtomicBool::new(false),
+        in_flight: Arc::new(AtomicUsize::new(0)),
     });
     let door = Arc::new(Door::new(door::cap_within(
         config.max_connections,
@@ -631,6 +700,13 @@ pub(crate) async fn serve(
     }
     let mut say = tokio::time::interval(Duration::from_secs(1));
     let mut pause = door::FIRST_PAUSE;
+    // Asked to stop: `/readyz` says so at once, requests are served for the
+    // grace, then the listener closes.
+    let stop = async {
+        stop.await;
+        front.draining.store(true, Ordering::Relaxed);
+        tokio::time::sleep(config.drain_grace).await;
+    };
     tokio::pin!(stop);
     loop {
         let accepted = tokio::select! {
@@ -639,6 +715,11 @@ pub(crate) async fn serve(
                 limits.say_all();
                 // A sleeping session has no rmcp keep-alive to end it.
                 front.sessions.forget_idle();
+                // An open breaker is tried once a second even without
+                // requests, so that /readyz says when the store is back.
+                if let Some(store) = front.hub.store.as_ref().filter(|store| store.breaker.open()) {
+                    tokio::spawn(Arc::clone(store).probe());
+                }
                 continue;
             }
             () = &mut stop => break,
@@ -680,6 +761,11 @@ pub(crate) async fn serve(
             config.head_timeout,
         ));
     }
+    // The calls under way finish, within the drain timeout.
+    let until = Instant::now() + config.drain_timeout;
+    while front.in_flight.load(Ordering::Relaxed) > 0 && Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
 
 /// Serve one connection until it ends or the door closes it to make room.
@@ -693,7 +779,8 @@ async fn connection(
     let service = {
         let (door, conn) = (Arc::clone(&door), Arc::clone(&conn));
         hyper::service::service_fn(move |request| {
-            let (front, answering) = (Arc::clone(&front), Answering::new(&door, &conn));
+            let answering = Answering::new(&door, &conn, &front.in_flight);
+            let front = Arc::clone(&front);
             async move {
                 let response = front.handle(request, &answering).await;
                 Ok::<_, Infallible>(response.map(|body| Guarded::boxed(body, answering)))

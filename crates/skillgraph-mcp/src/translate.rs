@@ -207,7 +207,10 @@ fn with_run_argument(tools: &mut [Tool]) -> Result<(), ServeError> {
                 RUN_ARGUMENT.to_owned(),
                 serde_json::json!({
                     "type": "string",
-                    "description": "the run handle an earlier answer gave; leave it out to start a new run"
+                    "description": "the run handle an earlier answer gave; leave it out to start a new run",
+                    // Mirrored into Mcp-Param-Skillgraph-Run by conforming
+                    // clients, for balancers that route on it (SPEC §14.6).
+                    "x-mcp-header": "Skillgraph-Run"
                 }),
             );
         }
@@ -234,10 +237,11 @@ fn to_mcp_tool(descriptor: &ToolDescriptor) -> Result<Tool, ErrorData> {
 /// The answer to a request naming a run this server does not hold (SPEC
 /// §9.4): unknown, expired or someone else's, said the same way.
 pub(crate) fn no_such_run() -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(format!(
-        "this server holds no run with that {RUN_ARGUMENT} (it may have expired); leave {RUN_ARGUMENT} out to start a new run"
-    ))])
+    CallToolResult::error(vec![ContentBlock::text(NO_SUCH_RUN)])
 }
+
+/// What a handle that names no run of the caller's is answered with.
+pub(crate) const NO_SUCH_RUN: &str = "this server holds no run with that skillgraph_run (it may have expired); leave skillgraph_run out to start a new run";
 
 /// A tool error saying `text`: a call this server answers without a step.
 pub(crate) fn refusal(text: &str) -> CallToolResult {

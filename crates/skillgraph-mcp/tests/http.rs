@@ -18,157 +18,12 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use skillgraph_mcp::ServeConfig;
 
+use common::plain::{Answer, call, post, post_to, sessionless, texts};
 use common::{HttpServed, Watcher, desk, one_upstream, scratch};
 
 /// The support desk in front of its upstream, to serve.
 fn desk_config(name: &str) -> ServeConfig {
     ServeConfig::new(desk(name, one_upstream(), |_| {}))
-}
-
-/// An HTTP answer: its status, its head and its body.
-struct Answer {
-    status: u16,
-    head: String,
-    body: String,
-}
-
-impl Answer {
-    /// The JSON-RPC message of the body, sent as JSON or as one SSE event.
-    fn json(&self) -> Value {
-        let text = self
-            .body
-            .lines()
-            .rev()
-            .find_map(|line| line.strip_prefix("data: "))
-            .unwrap_or(&self.body);
-        serde_json::from_str(text).unwrap_or_else(|_| panic!("a JSON body, not {:?}", self.body))
-    }
-}
-
-/// POST `body` to `path` with `headers` beside the content and accept
-/// types, on a connection of its own.
-fn post_to(addr: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Answer {
-    let mut stream = TcpStream::connect(addr).expect("the server accepts");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .expect("a timeout");
-    let mut request = format!(
-        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
-        body.len()
-    );
-    let mut given: Vec<(&str, &str)> = headers.to_vec();
-    for (name, value) in [
-        ("Content-Type", "application/json"),
-        ("Accept", "application/json, text/event-stream"),
-    ] {
-        if !given.iter().any(|(n, _)| n.eq_ignore_ascii_case(name)) {
-            given.push((name, value));
-        }
-    }
-    for (name, value) in given {
-        if name.eq_ignore_ascii_case("host") {
-            request = request.replacen(&format!("Host: {addr}"), &format!("Host: {value}"), 1);
-        } else {
-            request.push_str(&format!("{name}: {value}\r\n"));
-        }
-    }
-    request.push_str("\r\n");
-    stream
-        .write_all(request.as_bytes())
-        .expect("the request is sent");
-    // A refused body may be cut short by the server: what was sent is enough.
-    let _ = stream.write_all(body);
-    let mut raw = Vec::new();
-    let _ = stream.read_to_end(&mut raw);
-    let raw = String::from_utf8_lossy(&raw).into_owned();
-    let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
-    let status = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|code| code.parse().ok())
-        .unwrap_or_else(|| panic!("an HTTP status line, not {head:?}"));
-    Answer {
-        status,
-        head: head.to_owned(),
-        body: dechunk(head, body),
-    }
-}
-
-/// A chunked body put back together.
-fn dechunk(head: &str, body: &str) -> String {
-    if !head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
-        return body.to_owned();
-    }
-    let mut whole = String::new();
-    let mut rest = body;
-    while let Some((size, after)) = rest.split_once("\r\n") {
-        let Ok(size) = usize::from_str_radix(size.trim(), 16) else {
-            break;
-        };
-        if size == 0 || after.len() < size {
-            break;
-        }
-        whole.push_str(&after[..size]);
-        rest = after[size..].trim_start_matches("\r\n");
-    }
-    whole
-}
-
-fn post(addr: &str, headers: &[(&str, &str)], body: &Value) -> Answer {
-    post_to(addr, "/mcp", headers, body.to_string().as_bytes())
-}
-
-/// A sessionless (2026-07-28) request: its `_meta` and its headers.
-fn sessionless(
-    addr: &str,
-    method: &str,
-    name: Option<&str>,
-    params: Value,
-    extra: &[(&str, &str)],
-) -> Answer {
-    let mut params = params;
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {}
-    });
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let mut headers = vec![
-        ("MCP-Protocol-Version", "2026-07-28"),
-        ("Mcp-Method", method),
-    ];
-    if let Some(name) = name {
-        headers.push(("Mcp-Name", name));
-    }
-    headers.extend_from_slice(extra);
-    post(addr, &headers, &body)
-}
-
-/// A sessionless `tools/call`; the result.
-fn call(addr: &str, tool: &str, arguments: Value, extra: &[(&str, &str)]) -> Value {
-    let answer = sessionless(
-        addr,
-        "tools/call",
-        Some(tool),
-        json!({"name": tool, "arguments": arguments}),
-        extra,
-    );
-    assert_eq!(answer.status, 200, "{}", answer.body);
-    answer.json()["result"].clone()
-}
-
-fn texts(result: &Value) -> Vec<String> {
-    result["content"]
-        .as_array()
-        .map(|blocks| {
-            blocks
-                .iter()
-                .filter_map(|block| block["text"].as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 #[test]
@@ -733,4 +588,53 @@ fn a_sleeping_session_expires_after_its_time_to_live() {
         200,
         "its time to live counts from its last answer"
     );
+}
+
+#[test]
+fn the_run_handle_is_mirrored_in_a_header_and_a_header_that_disagrees_is_refused() {
+    let served = HttpServed::start(desk_config("http-run-header"), |_| {});
+    let addr = served.addr.as_str();
+    let listed = sessionless(addr, "tools/list", None, json!({}), &[]).json();
+    for tool in listed["result"]["tools"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+    {
+        assert_eq!(
+            tool["inputSchema"]["properties"]["skillgraph_run"]["x-mcp-header"], "Skillgraph-Run",
+            "{tool}"
+        );
+    }
+    let first = call(addr, "lookup_order", json!({"order_id": 4412}), &[]);
+    let handle = first["_meta"]["skillgraph/run"]
+        .as_str()
+        .expect("a handle")
+        .to_owned();
+    // The same handle in both: served.
+    let agreed = call(
+        addr,
+        "issue_refund",
+        json!({"order_id": 4412, "skillgraph_run": handle}),
+        &[("Mcp-Param-Skillgraph-Run", handle.as_str())],
+    );
+    assert_ne!(agreed["isError"], true, "{agreed}");
+    // Another handle, or a header for a call that names none: refused
+    // before anything is looked up.
+    for arguments in [
+        json!({"order_id": 4412, "skillgraph_run": handle}),
+        json!({"order_id": 4412}),
+    ] {
+        let refused = sessionless(
+            addr,
+            "tools/call",
+            Some("lookup_order"),
+            json!({"name": "lookup_order", "arguments": arguments}),
+            &[(
+                "Mcp-Param-Skillgraph-Run",
+                "run_00000000000000000000000000000000",
+            )],
+        );
+        assert_eq!(refused.status, 400, "{}", refused.body);
+        assert_eq!(refused.json()["error"]["code"], -32020, "{}", refused.body);
+    }
 }

@@ -29,6 +29,10 @@ pub(crate) enum Refused {
     NotJson(String),
     /// A JSON-RPC id of this many characters, more than [`MAX_ECHO`].
     LongId(usize),
+    /// An `Mcp-Param-Skillgraph-Run` header that is not the call's
+    /// `skillgraph_run` argument (SPEC §14.6): a balancer routed on one
+    /// run while the body names another, or none.
+    RunHeader,
 }
 
 impl Refused {
@@ -38,6 +42,7 @@ impl Refused {
             Refused::TwoHosts | Refused::TargetHost => None,
             Refused::NotJson(_) => Some(-32700),
             Refused::LongId(_) => Some(-32600),
+            Refused::RunHeader => Some(-32020),
         }
     }
 
@@ -57,7 +62,48 @@ impl Refused {
             Refused::LongId(length) => format!(
                 "Invalid Request: the id is {length} characters long, and an id may have at most {MAX_ECHO}; send a shorter id"
             ),
+            Refused::RunHeader => format!(
+                "Header mismatch: the {RUN_HEADER} header is not the call's skillgraph_run argument; send the same handle in both, or neither"
+            ),
         }
+    }
+}
+
+/// The header a conforming client mirrors a call's `skillgraph_run` into
+/// (its `x-mcp-header`, SPEC §14.6).
+pub(crate) const RUN_HEADER: &str = "Mcp-Param-Skillgraph-Run";
+
+/// Whether the body `peek` saw and the `Mcp-Param-Skillgraph-Run` header
+/// of `headers` disagree: a `tools/call` with the header whose
+/// `skillgraph_run` is not the header's value (a header value in SEP-2243's
+/// `=?base64?…?=` form is decoded first). A request without the header
+/// agrees: the header is the balancer's, never needed.
+pub(crate) fn run_header(peek: &Peek<'_>, headers: &HeaderMap) -> Result<(), Refused> {
+    let mut values = headers.get_all(RUN_HEADER).iter();
+    let Some(value) = values.next() else {
+        return Ok(());
+    };
+    if values.next().is_some() || peek.method.as_deref() != Some("tools/call") {
+        return Err(Refused::RunHeader);
+    }
+    let raw = value.to_str().map_err(|_| Refused::RunHeader)?;
+    let decoded = match raw
+        .strip_prefix("=?base64?")
+        .and_then(|rest| rest.strip_suffix("?="))
+    {
+        Some(encoded) => {
+            use base64::Engine as _;
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(encoded)
+                .map_err(|_| Refused::RunHeader)?;
+            String::from_utf8(bytes).map_err(|_| Refused::RunHeader)?
+        }
+        None => raw.to_owned(),
+    };
+    if peek.run.as_deref() == Some(decoded.as_str()) {
+        Ok(())
+    } else {
+        Err(Refused::RunHeader)
     }
 }
 
@@ -119,6 +165,8 @@ pub(crate) struct Peek<'a> {
     pub(crate) name: Option<Cow<'a, str>>,
     /// Whether `params.arguments` has `skillgraph_run`.
     pub(crate) run_given: bool,
+    /// `params.arguments.skillgraph_run`, when it is a string.
+    pub(crate) run: Option<Cow<'a, str>>,
     /// Where `params.arguments` lies in the body, when it is an object.
     pub(crate) arguments: Option<std::ops::Range<usize>>,
     /// `params.arguments`'s text, until [`peek`] places it.
@@ -221,6 +269,7 @@ impl<'de: 'a, 'a> FromMap<'de> for Peek<'a> {
                     let params = map.next_value::<Params<'de>>()?;
                     peek.name = params.name;
                     peek.run_given = params.run_given;
+                    peek.run = params.run;
                     peek.arguments_text = params.arguments;
                 }
                 _ => {
@@ -237,6 +286,7 @@ impl<'de: 'a, 'a> FromMap<'de> for Peek<'a> {
 struct Params<'a> {
     name: Option<Cow<'a, str>>,
     run_given: bool,
+    run: Option<Cow<'a, str>>,
     arguments: Option<&'a str>,
 }
 
@@ -254,9 +304,10 @@ impl<'de: 'a, 'a> FromMap<'de> for Params<'a> {
                 "name" => params.name = map.next_value::<Text<'de>>()?.0,
                 "arguments" => {
                     let raw = map.next_value::<&'de serde_json::value::RawValue>()?;
-                    params.run_given = serde_json::from_str::<RunGiven>(raw.get())
-                        .map_err(de::Error::custom)?
-                        .0;
+                    let given = serde_json::from_str::<RunGiven<'de>>(raw.get())
+                        .map_err(de::Error::custom)?;
+                    params.run_given = given.given;
+                    params.run = given.run;
                     params.arguments = Some(raw.get());
                 }
                 _ => {
@@ -268,24 +319,32 @@ impl<'de: 'a, 'a> FromMap<'de> for Params<'a> {
     }
 }
 
-/// Whether `arguments` has `skillgraph_run`.
+/// Whether `arguments` has `skillgraph_run`, and its value when it is a
+/// string.
 #[derive(Default)]
-struct RunGiven(bool);
+struct RunGiven<'a> {
+    given: bool,
+    run: Option<Cow<'a, str>>,
+}
 
-impl<'de> Deserialize<'de> for RunGiven {
+impl<'de: 'a, 'a> Deserialize<'de> for RunGiven<'a> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         any(deserializer)
     }
 }
 
-impl<'de> FromMap<'de> for RunGiven {
+impl<'de: 'a, 'a> FromMap<'de> for RunGiven<'a> {
     fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
-        let mut given = false;
+        let mut given = RunGiven::default();
         while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-            given |= key == crate::runs::RUN_ARGUMENT;
-            map.next_value::<IgnoredAny>()?;
+            if key == crate::runs::RUN_ARGUMENT {
+                given.given = true;
+                given.run = map.next_value::<Text<'de>>()?.0;
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
         }
-        Ok(RunGiven(given))
+        Ok(given)
     }
 }
 
@@ -386,6 +445,26 @@ mod tests {
         assert_eq!(peek.method.as_deref(), Some("tools/call"));
         assert_eq!(peek.name.as_deref(), Some("lookup"));
         assert!(peek.run_given);
+        assert_eq!(peek.run.as_deref(), Some("run_x"));
+        let mut headers = HeaderMap::new();
+        assert_eq!(run_header(&peek, &headers), Ok(()), "no header agrees");
+        headers.insert(RUN_HEADER, http::HeaderValue::from_static("run_x"));
+        assert_eq!(run_header(&peek, &headers), Ok(()));
+        headers.insert(
+            RUN_HEADER,
+            http::HeaderValue::from_static("=?base64?cnVuX3g=?="),
+        );
+        assert_eq!(run_header(&peek, &headers), Ok(()), "base64, decoded");
+        headers.insert(RUN_HEADER, http::HeaderValue::from_static("run_y"));
+        assert_eq!(run_header(&peek, &headers), Err(Refused::RunHeader));
+        let unnamed =
+            super::peek(br#"{"method":"tools/call","params":{"name":"x","arguments":{}}}"#)
+                .unwrap();
+        assert_eq!(
+            run_header(&unnamed, &headers),
+            Err(Refused::RunHeader),
+            "a header for no handle"
+        );
         let arguments = peek.arguments.clone().unwrap();
         assert_eq!(
             &call[arguments],
