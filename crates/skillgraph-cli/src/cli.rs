@@ -5,6 +5,7 @@
 
 mod cases;
 mod explain;
+mod export;
 mod output;
 mod play;
 mod replay;
@@ -184,7 +185,12 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         state_key: Option<PathBuf>,
         #[command(flatten)]
-        http: HttpArgs,
+        http: Box<HttpArgs>,
+    },
+    /// Records kept in a run store (`serve --http --store`).
+    Record {
+        #[command(subcommand)]
+        command: RecordCommand,
     },
     /// Reproduce a run from its record: the same inputs on the same map must
     /// write the same record.
@@ -401,6 +407,9 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Command::Record {
+            command: RecordCommand::Export(export),
+        } => export::export_command(export),
         Command::Replay { record, map } => replay::replay_command(&record, map.as_deref()),
         Command::Explain {
             record,
@@ -454,6 +463,34 @@ pub struct HttpArgs {
     /// How long a client may take to send a request body after its head: seconds, or a number with s, m, h or d (408 and closed beyond it).
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration, requires = "http")]
     body_timeout: std::time::Duration,
+    /// Where the runs are kept: memory (this process), or redis://[USER:PASS@]HOST:PORT[/DB], a Redis or Valkey that several replicas share.
+    #[arg(long, value_name = "URL", default_value = "memory", requires = "http")]
+    store: String,
+    /// What every key in the run store begins with.
+    #[arg(long, value_name = "PREFIX", default_value = "sg", requires = "http")]
+    store_prefix: String,
+    /// The longest a run store call may take (500ms, 2s); past it the request fails and nothing is forwarded.
+    #[arg(long, value_name = "DURATION", default_value = "500ms", value_parser = parse_duration, requires = "http")]
+    store_timeout: std::time::Duration,
+    /// This replica's id in the steps it appends to the run store (default: host name, process id and 4 random hex digits).
+    #[arg(long, value_name = "ID", requires = "http")]
+    replica_id: Option<String>,
+    /// How long requests are still served once the process is asked to stop (SIGTERM), /readyz answering 503 meanwhile.
+    #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = parse_wait, requires = "http")]
+    drain_grace: std::time::Duration,
+    /// How long requests under way may then take to finish before the process exits.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_wait, requires = "http")]
+    drain_timeout: std::time::Duration,
+}
+
+/// `skillgraph record`'s commands.
+#[derive(Debug, clap::Subcommand)]
+pub enum RecordCommand {
+    /// Write runs' records from a run store, each byte for byte the record `serve --record` writes (`explain` and `replay` read it).
+    #[command(
+        after_help = "Examples:\n  skillgraph record export --store redis://127.0.0.1:6379 run_0123… > run.jsonl\n  skillgraph record export --store redis://127.0.0.1:6379 --all --out records/\n\nA run lives in the store until --run-ttl after its last step: export on a schedule to keep records longer.\n\nExit codes: 0 written, 2 the store cannot be reached, holds no such run, or the output cannot be written."
+    )]
+    Export(export::ExportArgs),
 }
 
 impl HttpArgs {
@@ -476,36 +513,53 @@ impl HttpArgs {
         config.new_runs_per_minute = self.new_runs_per_minute;
         config.max_connections = usize::try_from(self.max_connections).unwrap_or(usize::MAX);
         config.body_timeout = self.body_timeout;
+        config.drain_grace = self.drain_grace;
+        config.drain_timeout = self.drain_timeout;
+        if self.store != "memory" {
+            let mut store = skillgraph_mcp::StoreConfig::new(self.store);
+            store.prefix = self.store_prefix;
+            store.timeout = self.store_timeout;
+            store.replica = self.replica_id;
+            config.store = Some(store);
+        }
         Some(config)
     }
 }
 
-/// `90`, `90s`, `30m`, `24h`, `7d`.
+/// `90`, `90s`, `30m`, `24h`, `7d`, `500ms`; above zero.
 fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let duration = parse_wait(text)?;
+    if duration.is_zero() {
+        return Err(format!(
+            "\"{text}\" is no time at all; give a duration above zero (24h, 30s, 500ms)"
+        ));
+    }
+    Ok(duration)
+}
+
+/// `90`, `90s`, `30m`, `24h`, `7d`, `500ms`; zero allowed.
+fn parse_wait(text: &str) -> Result<std::time::Duration, String> {
+    let not_one = || {
+        format!(
+            "\"{text}\" is not a duration; write seconds, or a number with ms, s, m, h or d (24h, 500ms)"
+        )
+    };
     let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
         Some(at) => text.split_at(at),
         None => (text, "s"),
     };
-    let scale = match unit {
-        "s" => 1,
-        "m" => 60,
-        "h" => 3600,
-        "d" => 86_400,
-        _ => {
-            return Err(format!(
-                "\"{text}\" is not a duration; write seconds, or a number with s, m, h or d (24h)"
-            ));
-        }
+    let number: u64 = number.parse().map_err(|_| not_one())?;
+    let millis = match unit {
+        "ms" => 1,
+        "s" => 1000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        "d" => 86_400_000,
+        _ => return Err(not_one()),
     };
-    let number: u64 = number.parse().map_err(|_| {
-        format!("\"{text}\" is not a duration; write seconds, or a number with s, m, h or d (24h)")
-    })?;
-    if number == 0 {
-        return Err(format!(
-            "\"{text}\" would end every run as soon as it starts; give a duration above zero (24h)"
-        ));
-    }
-    Ok(std::time::Duration::from_secs(number.saturating_mul(scale)))
+    Ok(std::time::Duration::from_millis(
+        number.saturating_mul(millis),
+    ))
 }
 
 /// The call policy `--all-tools` and `--strict-tools` choose (clap refuses
@@ -878,6 +932,8 @@ mod tests {
         assert_eq!(parse_duration("15m"), Ok(Duration::from_secs(900)));
         assert_eq!(parse_duration("24h"), Ok(Duration::from_secs(86_400)));
         assert_eq!(parse_duration("2d"), Ok(Duration::from_secs(172_800)));
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_wait("0"), Ok(Duration::ZERO), "no drain at all");
         for bad in ["0", "0h", "", "h", "5w", "-1s", "1.5h"] {
             assert!(parse_duration(bad).is_err(), "{bad:?} is refused");
         }
