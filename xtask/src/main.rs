@@ -51,6 +51,7 @@
 //!   with the end of cargo-fuzz's standard error.
 
 mod codes;
+mod debian;
 mod faults;
 mod fence;
 mod fuzz;
@@ -173,6 +174,9 @@ pub(crate) fn ci(root: &Path) -> Result<ExitCode> {
         // cargo-deny reads the whole graph, every platform's crates included.
         &["fetch"],
     ];
+    // The run store's tests start redis-server; the deployment example is
+    // checked by haproxy.
+    debian::ensure_servers(root)?;
     for step in steps {
         if let Some(code) = run(root, "cargo", step)? {
             return Ok(code);
@@ -197,6 +201,15 @@ pub(crate) fn ci(root: &Path) -> Result<ExitCode> {
             eprintln!("xtask: `cargo xtask {name}` failed");
             return Ok(code);
         }
+    }
+    println!("$ haproxy -c -dW -f examples/deploy/haproxy.cfg");
+    if let Some(code) = run(
+        root,
+        "haproxy",
+        &["-c", "-dW", "-f", "examples/deploy/haproxy.cfg"],
+    )? {
+        eprintln!("xtask: examples/deploy/haproxy.cfg is refused by haproxy (above)");
+        return Ok(code);
     }
     println!("$ cargo xtask interop");
     interop::run_all(root, &[]).context("`cargo xtask interop` failed")?;

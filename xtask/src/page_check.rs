@@ -6,7 +6,7 @@
 //! screenshot kept at `target/interop/page/refund.png`. Chromium is
 //! installed with `apt-get install -y chromium` when it is missing.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, bail};
@@ -91,25 +91,6 @@ pub fn in_browser(root: &Path, interop: &Path, skillgraph: &str) -> Result<()> {
 
 /// The browser's path, installing Debian's `chromium` when it is missing.
 fn ensure_chromium(root: &Path) -> Result<String> {
-    if Path::new(CHROMIUM).exists() {
-        return Ok(CHROMIUM.to_owned());
-    }
-    println!("xtask: {CHROMIUM} is missing; installing Debian's chromium");
-    let install = ["install", "-y", "--no-install-recommends", "chromium"];
-    if run(root, "apt-get", &install)?.is_some() {
-        // The package lists may be stale or missing on a fresh machine.
-        if run(root, "apt-get", &["update"])?.is_some() || run(root, "apt-get", &install)?.is_some()
-        {
-            bail!(
-                "`apt-get install -y chromium` failed; install Chromium at {CHROMIUM} (as root) and retry"
-            );
-        }
-    }
-    let path = PathBuf::from(CHROMIUM);
-    if !path.exists() {
-        bail!(
-            "chromium was installed but {CHROMIUM} is not there; install Debian's chromium package"
-        );
-    }
-    text(&path)
+    crate::debian::ensure(root, CHROMIUM, "chromium")?;
+    text(Path::new(CHROMIUM))
 }
