@@ -475,6 +475,13 @@ pub struct ResultEvent {
     /// the result is then empty and its status `failure` (SPEC §9.7).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Why a server closed the call for its client, with the error
+    /// `cancelled` and no status (SPEC §14.4): `replica-lost` (the replica
+    /// that forwarded it died), `drain` (it stopped before the call ended),
+    /// `store-unreachable` (its close could not be stored in time). Absent
+    /// on every other result, a client's own cancellation included.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 fn offered() -> bool {
@@ -629,6 +636,7 @@ mod tests {
             result: "{}".into(),
             offered: true,
             error: None,
+            reason: None,
         });
         assert_eq!(
             event.to_line(),

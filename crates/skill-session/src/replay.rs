@@ -149,6 +149,16 @@ pub fn resume(graph: &Arc<Graph>, events: &[Event]) -> Result<Session, ReplayErr
             }
             Event::Result(ResultEvent {
                 tool_name,
+                call: Some(call),
+                error: Some(error),
+                status: None,
+                reason: Some(reason),
+                ..
+            }) if error == CANCELLED => session
+                .observe_lost(tool_name, *call, reason)
+                .map_err(|error| ReplayError::Result { index, error })?,
+            Event::Result(ResultEvent {
+                tool_name,
                 call,
                 error: Some(error),
                 status,

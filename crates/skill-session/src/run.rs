@@ -270,6 +270,22 @@ impl Run {
         Ok(())
     }
 
+    /// The forwarded call numbered `call`, closed by the server for its
+    /// client, for `reason` (SPEC §14.4: `replica-lost`, `drain`,
+    /// `store-unreachable`): recorded as cancelled with the reason, the
+    /// iteration ended, and nothing moves. `false` when no call of that
+    /// number is open (it was answered meanwhile): nothing is recorded.
+    pub fn lost(&mut self, call: u64, reason: &str) -> bool {
+        let Some(tool) = self.session.open_call_tool(call).map(str::to_owned) else {
+            return false;
+        };
+        if self.session.observe_lost(&tool, call, reason).is_err() {
+            return false;
+        }
+        self.session.end_iteration();
+        true
+    }
+
     /// A forwarded call of `tool` whose upstream asked the client for
     /// input instead of answering (MCP's `input_required`): recorded, the
     /// iteration ended, and nothing moves; the client's retry, with its
@@ -392,6 +408,29 @@ mod tests {
             run.call("issue_refund");
         }
         assert_eq!(original.take_events(), resumed.take_events());
+    }
+
+    #[test]
+    fn a_call_the_server_closes_for_its_client_is_cancelled_with_its_reason_and_replays() {
+        let mut run = run(CallPolicy::Scoped, &[]);
+        assert_eq!(run.call("lookup_order"), RunCall::Forward { call: 1 });
+        assert!(run.lost(1, "replica-lost"));
+        assert!(!run.lost(1, "replica-lost"), "closed once");
+        assert!(!run.lost(7, "drain"), "never opened");
+        let events = run.take_events();
+        let closed: Vec<_> = events
+            .iter()
+            .filter_map(|event| match event {
+                Event::Result(result) => Some(result),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(closed.len(), 1);
+        assert_eq!(closed[0].error.as_deref(), Some(crate::session::CANCELLED));
+        assert_eq!(closed[0].reason.as_deref(), Some("replica-lost"));
+        assert_eq!(closed[0].status, None);
+        assert_eq!(run.session().cursor(), Some("triage"), "nothing moved");
+        assert_eq!(replay(run.session().graph(), &events).unwrap(), events);
     }
 
     #[test]

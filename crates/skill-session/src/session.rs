@@ -833,6 +833,15 @@ impl Session {
         self
     }
 
+    /// The tool of the open call numbered `call`; `None` when no call of
+    /// that number is open.
+    pub fn open_call_tool(&self, call: u64) -> Option<&str> {
+        self.open
+            .iter()
+            .find(|(number, _)| *number == call)
+            .map(|(_, tool)| tool.as_str())
+    }
+
     /// The accepted calls that have no result yet, by number, oldest first.
     pub fn open_calls(&self) -> impl Iterator<Item = u64> + '_ {
         self.open.iter().map(|(number, _)| *number)
@@ -954,6 +963,23 @@ impl Session {
         self.observe_unanswered(tool, call, CANCELLED)
     }
 
+    /// The call of `tool` numbered `call`, closed by a server for its
+    /// client rather than answered, for `reason` (SPEC §14.4: the replica
+    /// that forwarded it died, or stopped first): recorded as cancelled,
+    /// with the reason, no status, and never routed.
+    ///
+    /// # Errors
+    ///
+    /// [`ObserveError::CallNotOpen`] when no call of `tool` numbered `call`
+    /// is open; nothing is recorded.
+    pub fn observe_lost(&mut self, tool: &str, call: u64, reason: &str) -> Result<(), ObserveError> {
+        self.observe_unanswered(tool, Some(call), CANCELLED)?;
+        if let Some(Event::Result(result)) = self.events.last_mut() {
+            result.reason = Some(reason.to_owned());
+        }
+        Ok(())
+    }
+
     /// A call of `tool` whose upstream asked the client for input instead
     /// of answering (MCP's `input_required`): recorded as a `result` with
     /// the error [`INPUT_REQUIRED`] and no status, and never routed, so it
@@ -1003,6 +1029,7 @@ impl Session {
             result,
             offered,
             error,
+            reason: None,
         }));
     }
 
