@@ -16,11 +16,11 @@
 use std::time::Duration;
 
 use rmcp::ErrorData;
-use skillgraph::skill_session::Run;
+use skillgraph::skill_session::{Event, Run};
 
 use crate::StoreError;
 use crate::runs::{Generation, Slot, lock};
-use crate::store::{Appended, Store, step_id};
+use crate::store::{Appended, Step, Store, step_id};
 use crate::translate;
 use crate::warn;
 
@@ -105,14 +105,23 @@ pub(crate) async fn step<I: Clone, T>(
         }
         let lines = events
             .iter()
-            .map(skillgraph::skill_session::Event::to_line)
+            .map(Event::to_line)
             .collect::<Vec<_>>()
             .join("\n");
+        let (opens, closes) = calls_of(&events);
         let id = step_id();
-        let mut appended = store.append(&handle, from, &id, &lines, &principal).await;
+        let landing = Step {
+            from,
+            id: &id,
+            lines: &lines,
+            principal: &principal,
+            opens: &opens,
+            closes: &closes,
+        };
+        let mut appended = store.append(&handle, &landing).await;
         if appended.is_err() {
             // The same step id again: it lands once whichever send did.
-            appended = store.append(&handle, from, &id, &lines, &principal).await;
+            appended = store.append(&handle, &landing).await;
         }
         match appended.map_err(|reason| unreachable(&store, &reason))? {
             Appended::Landed(seq) => {
@@ -129,6 +138,21 @@ pub(crate) async fn step<I: Clone, T>(
         ),
         None,
     ))
+}
+
+/// The calls a step's `events` open (accepted, so forwarded next) and
+/// close (a result under a call's number).
+fn calls_of(events: &[Event]) -> (Vec<u64>, Vec<u64>) {
+    let mut opens = Vec::new();
+    let mut closes = Vec::new();
+    for event in events {
+        match event {
+            Event::Call(call) if call.accepted => opens.extend(call.call),
+            Event::Result(result) => closes.extend(result.call),
+            _ => {}
+        }
+    }
+    (opens, closes)
 }
 
 /// The step landed as the run's step `seq`: its `events` go to the copy's

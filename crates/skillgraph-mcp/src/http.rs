@@ -42,7 +42,9 @@ use crate::echo::{cut, shown};
 use crate::gateway::{Gateway, Principal};
 use crate::hub::Hub;
 use crate::limits::Limits;
+use crate::replicas::{self, Heartbeat};
 use crate::shares::Rates;
+use crate::store::HEARTBEAT;
 use crate::warn;
 
 mod bodies;
@@ -699,6 +701,10 @@ pub(crate) async fn serve(
         ));
     }
     let mut say = tokio::time::interval(Duration::from_secs(1));
+    // With a shared store: this replica's liveness, renewed, and the calls
+    // of the dead closed (the first round registers it).
+    let heartbeat = Arc::new(Heartbeat::default());
+    let mut beats = 0u64;
     let mut pause = door::FIRST_PAUSE;
     // Asked to stop: `/readyz` says so at once, requests are served for the
     // grace, then the listener closes.
@@ -720,6 +726,10 @@ pub(crate) async fn serve(
                 if let Some(store) = front.hub.store.as_ref().filter(|store| store.breaker.open()) {
                     tokio::spawn(Arc::clone(store).probe());
                 }
+                if beats.is_multiple_of(HEARTBEAT.as_secs().max(1)) {
+                    heartbeat.beat(&front.hub);
+                }
+                beats += 1;
                 continue;
             }
             () = &mut stop => break,
@@ -766,6 +776,8 @@ pub(crate) async fn serve(
     while front.in_flight.load(Ordering::Relaxed) > 0 && Instant::now() < until {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    // What is still open is closed as `drain`, and the replica leaves.
+    replicas::leave(&front.hub).await;
 }
 
 /// Serve one connection until it ends or the door closes it to make room.

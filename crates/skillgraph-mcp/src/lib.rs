@@ -40,6 +40,7 @@ mod malformed;
 mod observe;
 mod record;
 mod relay;
+mod replicas;
 mod runs;
 mod sealed;
 mod shares;
@@ -568,7 +569,8 @@ async fn serve_http_with(
             .first()
             .map(Event::to_line)
             .unwrap_or_default();
-            match store::Store::open(store, &start, http.run_ttl).await {
+            let addr = listener.local_addr().unwrap_or(http.addr);
+            match store::Store::open(store, &start, http.run_ttl, addr).await {
                 Ok(opened) => Some(opened),
                 Err(err) => {
                     shut_down(upstreams).await;

@@ -28,10 +28,15 @@ use skillgraph::skill_session::{Event, read_record};
 use crate::warn;
 
 /// The script that appends a step (SPEC §14.3). Keys: the run's hash and
-/// stream. Arguments: the `seq` the step was computed from, its id, the
-/// replica, its lines, the principal, the map digest, the run's era, the
-/// time (ms) and the time to live (ms). Answers `OK seq`, `DONE seq` (this
-/// step id landed already), `CONFLICT seq` or `GONE`.
+/// stream, and this replica's set of open calls. Arguments: the `seq` the
+/// step was computed from, its id, the replica, its lines, the principal,
+/// the map digest, the run's era, the time (ms), the time to live (ms), the
+/// number of calls the step opens, then those calls and the calls it
+/// closes (`RUN CALL` each). Answers `OK seq`, `DONE seq` (this step id
+/// landed already), `CONFLICT seq` or `GONE`. The open calls change with
+/// the step, atomically, so that a call a replica forwarded is in its set
+/// exactly while it is open in the stream (SPEC §14.4). (The set's key is
+/// the replica's, not the run's: this is one Redis, not a Cluster.)
 const APPEND: &str = r"
 local seq = redis.call('HGET', KEYS[1], 'seq')
 local from = tonumber(ARGV[1])
@@ -63,6 +68,14 @@ redis.call('XADD', KEYS[2], tostring(from + 1) .. '-0', 's', ARGV[2], 'r', ARGV[
 redis.call('HSET', KEYS[1], 'seq', tostring(from + 1), 'touched', ARGV[8])
 redis.call('PEXPIRE', KEYS[1], ARGV[9])
 redis.call('PEXPIRE', KEYS[2], ARGV[9])
+local opens = tonumber(ARGV[10])
+for i = 11, #ARGV do
+  if i <= 10 + opens then
+    redis.call('SADD', KEYS[3], ARGV[i])
+  else
+    redis.call('SREM', KEYS[3], ARGV[i])
+  end
+end
 return 'OK ' .. tostring(from + 1)
 ";
 
@@ -71,6 +84,13 @@ pub(crate) const BREAKER_FAILURES: u32 = 3;
 
 /// How long an open breaker waits before it lets one call through.
 pub(crate) const BREAKER_HALF_OPEN: Duration = Duration::from_secs(1);
+
+/// How long a replica's liveness key lives unless renewed (SPEC §14.2).
+const LIVENESS: Duration = Duration::from_secs(10);
+
+/// How often a replica renews its liveness key and closes the calls of
+/// replicas whose key is gone.
+pub(crate) const HEARTBEAT: Duration = Duration::from_secs(3);
 
 /// Where `serve --http` keeps its runs (`--store`, SPEC §14.1).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -170,6 +190,19 @@ impl StoreError {
     }
 }
 
+/// One step of a run, to append: computed from the run's `from`th step,
+/// its id, its record lines, its principal (`""`: anonymous), and the
+/// calls it opens (forwarded by this replica) and closes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Step<'s> {
+    pub(crate) from: u64,
+    pub(crate) id: &'s str,
+    pub(crate) lines: &'s str,
+    pub(crate) principal: &'s str,
+    pub(crate) opens: &'s [u64],
+    pub(crate) closes: &'s [u64],
+}
+
 /// What an append of a step came to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Appended {
@@ -261,6 +294,8 @@ pub(crate) struct Store {
     ttl: Duration,
     append: Script,
     pub(crate) breaker: Breaker,
+    /// What this replica's liveness key holds: `ADDR PID STARTED`.
+    liveness: String,
 }
 
 /// `url` as messages name it: `HOST:PORT[/DB]`, never with credentials.
@@ -402,6 +437,7 @@ impl Store {
         config: &StoreConfig,
         start_line: &str,
         ttl: Duration,
+        addr: std::net::SocketAddr,
     ) -> Result<Self, StoreError> {
         let (mut connection, name) = connect(config).await?;
         let _: () = redis::cmd("PING")
@@ -445,7 +481,130 @@ impl Store {
             ttl,
             append: Script::new(APPEND),
             breaker: Breaker::default(),
+            liveness: format!("{addr} {} {}", std::process::id(), now_ms()),
         })
+    }
+
+    /// This replica's id.
+    pub(crate) fn replica(&self) -> &str {
+        &self.replica
+    }
+
+    /// The key of replica `id`'s liveness, or with `part` one of its keys.
+    fn replica_key(&self, id: &str, part: Option<&str>) -> String {
+        match part {
+            Some(part) => format!("{}:rep:{id}:{part}", self.prefix),
+            None => format!("{}:rep:{id}", self.prefix),
+        }
+    }
+
+    /// Say this replica is alive for the next 10 s, registering it when its
+    /// key was gone (at start, or after it was unresponsive that long):
+    /// `false` then, `true` when it was renewed.
+    ///
+    /// # Errors
+    ///
+    /// Why the store could not be asked.
+    pub(crate) async fn heartbeat(&self) -> Result<bool, String> {
+        let mut connection = self.connection.clone();
+        let key = self.replica_key(&self.replica, None);
+        let life = u64::try_from(LIVENESS.as_millis()).unwrap_or(10_000);
+        let renewed: Option<String> = self
+            .round(
+                redis::cmd("SET")
+                    .arg(&key)
+                    .arg(&self.liveness)
+                    .arg("PX")
+                    .arg(life)
+                    .arg("XX")
+                    .query_async(&mut connection),
+            )
+            .await?;
+        if renewed.is_some() {
+            return Ok(true);
+        }
+        let reps = format!("{}:reps", self.prefix);
+        let _: () = self
+            .round(
+                redis::pipe()
+                    .cmd("SET")
+                    .arg(&key)
+                    .arg(&self.liveness)
+                    .arg("PX")
+                    .arg(life)
+                    .ignore()
+                    .sadd(reps, &self.replica)
+                    .ignore()
+                    .query_async(&mut connection),
+            )
+            .await?;
+        Ok(false)
+    }
+
+    /// The replicas registered whose liveness key is gone, this one aside.
+    ///
+    /// # Errors
+    ///
+    /// Why the store could not be asked.
+    pub(crate) async fn dead_replicas(&self) -> Result<Vec<String>, String> {
+        let mut connection = self.connection.clone();
+        let reps = format!("{}:reps", self.prefix);
+        let ids: Vec<String> = self.round(connection.smembers(reps)).await?;
+        let others: Vec<String> = ids.into_iter().filter(|id| *id != self.replica).collect();
+        if others.is_empty() {
+            return Ok(others);
+        }
+        let mut alive = redis::pipe();
+        for id in &others {
+            alive.exists(self.replica_key(id, None));
+        }
+        let alive: Vec<bool> = self.round(alive.query_async(&mut connection)).await?;
+        Ok(others
+            .into_iter()
+            .zip(alive)
+            .filter_map(|(id, alive)| (!alive).then_some(id))
+            .collect())
+    }
+
+    /// The calls replica `id` forwarded and did not close, as `(RUN, CALL)`.
+    ///
+    /// # Errors
+    ///
+    /// Why the store could not be asked.
+    pub(crate) async fn open_calls(&self, id: &str) -> Result<Vec<(String, u64)>, String> {
+        let mut connection = self.connection.clone();
+        let members: Vec<String> = self
+            .round(connection.smembers(self.replica_key(id, Some("open"))))
+            .await?;
+        Ok(members
+            .iter()
+            .filter_map(|member| {
+                let (run, call) = member.split_once(' ')?;
+                Some((run.to_owned(), call.parse().ok()?))
+            })
+            .collect())
+    }
+
+    /// Forget replica `id`: its set of open calls (closed by now) and its
+    /// place among the replicas; with `id` this replica's own, its
+    /// liveness key too (a replica that stops).
+    ///
+    /// # Errors
+    ///
+    /// Why the store could not be asked.
+    pub(crate) async fn forget(&self, id: &str) -> Result<(), String> {
+        let mut connection = self.connection.clone();
+        let reps = format!("{}:reps", self.prefix);
+        let mut forgetting = redis::pipe();
+        forgetting
+            .del(self.replica_key(id, Some("open")))
+            .ignore()
+            .srem(reps, id)
+            .ignore();
+        if id == self.replica {
+            forgetting.del(self.replica_key(id, None)).ignore();
+        }
+        self.round(forgetting.query_async(&mut connection)).await
     }
 
     /// The store's name in messages: `HOST:PORT[/DB]`.
@@ -487,25 +646,26 @@ impl Store {
         }
     }
 
-    /// Append `lines`, one step of `run` (id `step`) computed from its
-    /// `from`th step, for `principal` (`""`: anonymous).
+    /// Append `step` to `run`.
     ///
     /// # Errors
     ///
     /// Why the store could not be asked.
-    pub(crate) async fn append(
-        &self,
-        run: &str,
-        from: u64,
-        step: &str,
-        lines: &str,
-        principal: &str,
-    ) -> Result<Appended, String> {
+    pub(crate) async fn append(&self, run: &str, step: &Step<'_>) -> Result<Appended, String> {
+        let Step {
+            from,
+            id: step,
+            lines,
+            principal,
+            opens,
+            closes,
+        } = *step;
         let mut connection = self.connection.clone();
         let mut invocation = self.append.prepare_invoke();
         invocation
             .key(self.key(run, "m"))
             .key(self.key(run, "l"))
+            .key(self.replica_key(&self.replica, Some("open")))
             .arg(from)
             .arg(step)
             .arg(&self.replica)
@@ -518,7 +678,11 @@ impl Store {
                 u64::try_from(self.ttl.as_millis())
                     .unwrap_or(u64::MAX)
                     .max(1),
-            );
+            )
+            .arg(opens.len());
+        for call in opens.iter().chain(closes) {
+            invocation.arg(format!("{run} {call}"));
+        }
         let answer: String = self.round(invocation.invoke_async(&mut connection)).await?;
         let (word, seq) = answer.split_once(' ').unwrap_or((answer.as_str(), ""));
         match (word, seq.parse::<u64>()) {

@@ -7,7 +7,9 @@
 
 mod common;
 
-use std::path::PathBuf;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -445,4 +447,261 @@ fn health_is_answered_for_any_host_and_without_a_token() {
     // /mcp still wants a token.
     let refused = post_to(&replicas[0].addr, "/mcp", &[], b"{}");
     assert_eq!(refused.status, 401);
+}
+
+/// A replica as a child process of this test binary, so that it can be
+/// killed or paused: the map folder and the store its parent passes in
+/// `REPLICA`, served until its standard input closes.
+#[test]
+#[ignore = "the replica process the other tests start, kill and pause"]
+fn replica_child() {
+    let Ok(settings) = std::env::var("REPLICA") else {
+        return;
+    };
+    let settings: Value = serde_json::from_str(&settings).expect("settings are JSON");
+    let map = PathBuf::from(settings["map"].as_str().expect("a map"));
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+    let addr = listener.local_addr().expect("an address");
+    listener.set_nonblocking(true).expect("non-blocking");
+    let mut http = HttpConfig::new(addr);
+    let mut store = StoreConfig::new(settings["store"].as_str().expect("a store"));
+    store.replica = settings["replica"].as_str().map(str::to_owned);
+    http.store = Some(store);
+    http.drain_grace = Duration::ZERO;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::from_std(listener).expect("the listener");
+        println!("serving at {addr}");
+        let shutdown = async {
+            let _ = tokio::task::spawn_blocking(|| {
+                let mut sink = Vec::new();
+                let _ = std::io::stdin().read_to_end(&mut sink);
+            })
+            .await;
+        };
+        serve_http_on(&ServeConfig::new(&map), &http, listener, shutdown)
+            .await
+            .expect("serve runs");
+    });
+}
+
+/// A replica in a process of its own ([`replica_child`]).
+struct Process {
+    child: std::process::Child,
+    addr: String,
+}
+
+impl Process {
+    fn start(map: &Path, redis: &Redis, replica: &str) -> Self {
+        let settings = json!({"map": map, "store": redis.url(), "replica": replica});
+        let mut child = Command::new(std::env::current_exe().expect("this test binary"))
+            .args([
+                "--exact",
+                "replica_child",
+                "--ignored",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("REPLICA", settings.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the replica starts");
+        let stdout = child.stdout.take().expect("its stdout");
+        let mut lines = BufReader::new(stdout).lines();
+        let addr = loop {
+            let line = lines
+                .next()
+                .expect("the replica says where")
+                .expect("a line");
+            if let Some((_, addr)) = line.split_once("serving at ") {
+                break addr.trim().to_owned();
+            }
+        };
+        let process = Process { child, addr };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while get(&process.addr, "/readyz").0 != 200 {
+            assert!(Instant::now() < deadline, "the replica answers");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        process
+    }
+
+    fn signal(&self, signal: &str) {
+        let status = Command::new("kill")
+            .args([&format!("-{signal}"), &self.child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(status.success());
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The desk's data with `track_parcel` answering after `delay` ms.
+fn slow_parcels(delay: u64) -> Value {
+    let mut data = upstream::desk_data();
+    data["track_parcel"]["delay_ms"] = json!(delay);
+    data
+}
+
+/// The `result` events of `record` with a `reason`: `(call, reason)`.
+fn closed_for_the_client(record: &str) -> Vec<(u64, String)> {
+    record
+        .lines()
+        .filter_map(|line| {
+            let event: Value = serde_json::from_str(line).ok()?;
+            Some((
+                event["call"].as_u64()?,
+                event["reason"].as_str()?.to_owned(),
+            ))
+        })
+        .collect()
+}
+
+/// Call the slow `track_parcel` in `run` on `addr` from a thread of its
+/// own, and wait until the upstream has it: the call's step landed.
+fn call_that_hangs(addr: &str, run: &str, upstream: &Desk) -> std::thread::JoinHandle<()> {
+    let (addr, run) = (addr.to_owned(), run.to_owned());
+    let calls = upstream.calls.load(Ordering::Relaxed);
+    let hanging = std::thread::spawn(move || {
+        // Its answer never comes: the replica stops first.
+        let _ = std::panic::catch_unwind(|| {
+            sessionless(
+                &addr,
+                "tools/call",
+                Some("track_parcel"),
+                json!({"name": "track_parcel", "arguments": {"parcel_id": "JD0142", "skillgraph_run": run}}),
+                &[],
+            )
+        });
+    });
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while upstream.calls.load(Ordering::Relaxed) == calls {
+        assert!(Instant::now() < deadline, "the call reached the upstream");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    hanging
+}
+
+#[test]
+fn a_call_left_open_by_a_killed_replica_is_closed_by_a_survivor_within_15_s() {
+    let redis = Redis::start("killed", &[]);
+    let upstream = upstream::desk(slow_parcels(60_000));
+    let map = desk_map("replicas-killed", &upstream);
+    let doomed = Process::start(&map, &redis, "doomed");
+    let survivor = &replicas(1, &map, &redis, |_| {})[0];
+    let run = handle_of(&call(
+        &survivor.addr,
+        "lookup_order",
+        json!({"order_id": 4413}),
+        &[],
+    ));
+    let _hanging = call_that_hangs(&doomed.addr, &run, &upstream);
+    let open = exported(&redis, &run);
+    assert!(closed_for_the_client(&open).is_empty(), "{open}");
+
+    doomed.signal("KILL");
+    let killed = Instant::now();
+    let closed = loop {
+        let record = exported(&redis, &run);
+        let closed = closed_for_the_client(&record);
+        if !closed.is_empty() {
+            break closed;
+        }
+        assert!(
+            killed.elapsed() < Duration::from_secs(15),
+            "closed within 15 s:\n{record}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert_eq!(closed, vec![(2, "replica-lost".to_owned())]);
+    // The run goes on on the survivor, and its record replays.
+    let next = call(
+        &survivor.addr,
+        "lookup_order",
+        json!({"order_id": 4413, "skillgraph_run": run}),
+        &[],
+    );
+    assert_ne!(next["isError"], true, "{next}");
+    replays_to_itself(&exported(&redis, &run)).unwrap_or_else(|diff| panic!("{diff}"));
+}
+
+#[test]
+fn a_paused_replica_that_wakes_stale_computes_its_step_again_on_the_stored_run() {
+    let redis = Redis::start("paused", &[]);
+    let upstream = upstream::desk(upstream::desk_data());
+    let map = desk_map("replicas-paused", &upstream);
+    let sleeper = Process::start(&map, &redis, "sleeper");
+    let awake = &replicas(1, &map, &redis, |_| {})[0];
+    let run = handle_of(&call(
+        &sleeper.addr,
+        "lookup_order",
+        json!({"order_id": 4412}),
+        &[],
+    ));
+    sleeper.signal("STOP");
+    // Meanwhile the run moves on: refunds, then back to triage.
+    for (tool, arguments) in [
+        (
+            "issue_refund",
+            json!({"order_id": 4412, "skillgraph_run": run}),
+        ),
+        ("read_skill", json!({"id": "triage", "skillgraph_run": run})),
+    ] {
+        let answer = call(&awake.addr, tool, arguments, &[]);
+        assert_ne!(answer["isError"], true, "{answer}");
+    }
+    sleeper.signal("CONT");
+    // Its copy still has refunds active; the stored run has triage.
+    let refused = call(
+        &sleeper.addr,
+        "issue_refund",
+        json!({"order_id": 4412, "skillgraph_run": run}),
+        &[],
+    );
+    assert_eq!(refused["isError"], true, "{refused}");
+    let record = exported(&redis, &run);
+    replays_to_itself(&record).unwrap_or_else(|diff| panic!("{diff}\n{record}"));
+    assert_eq!(
+        upstream.calls.load(Ordering::Relaxed),
+        2,
+        "the refused call was not forwarded"
+    );
+}
+
+#[test]
+fn a_replica_that_stops_closes_its_calls_still_open_after_the_drain() {
+    let redis = Redis::start("drain", &[]);
+    let upstream = upstream::desk(slow_parcels(60_000));
+    let map = desk_map("replicas-drain", &upstream);
+    let stays = replicas(1, &map, &redis, |_| {});
+    let stopping = replicas(1, &map, &redis, |http| {
+        http.drain_timeout = Duration::from_millis(300);
+    });
+    let run = handle_of(&call(
+        &stays[0].addr,
+        "lookup_order",
+        json!({"order_id": 4413}),
+        &[],
+    ));
+    let _hanging = call_that_hangs(&stopping[0].addr, &run, &upstream);
+    drop(stopping);
+    let record = exported(&redis, &run);
+    assert_eq!(
+        closed_for_the_client(&record),
+        vec![(2, "drain".to_owned())],
+        "{record}"
+    );
+    replays_to_itself(&record).unwrap_or_else(|diff| panic!("{diff}"));
 }
