@@ -60,7 +60,7 @@ mod run;
 mod session;
 
 pub use graph::{Graph, GraphError};
-pub use reader::{Record, RecordError, read_record};
+pub use reader::{Record, RecordError, read_events, read_record};
 pub use record::{
     CallEvent, CallPolicy, CallRefusal, ConditionRecord, ConflictRecord, DeclaredMap,
     DeclaredSkill, Event, GuardRecord, MoveBy, MoveEvent, OfferEvent, Posture, RECORD_VERSION,

@@ -139,6 +139,38 @@ pub fn read_record(text: &str) -> Result<Record, RecordError> {
     })
 }
 
+/// Read the events of a part of a record that does not begin it (a run's
+/// continuation, as a run store hands it out): every non-blank line an
+/// event of this version, no `start` required.
+///
+/// # Errors
+///
+/// [`RecordError`] naming the first line (from 1, in `text`) that carries
+/// another version or is not an event.
+///
+/// ```
+/// use skill_session::read_events;
+///
+/// let turn = "{\"v\":1,\"event\":\"turn\",\"iteration\":2,\"user_message\":\"hi\"}\n";
+/// assert_eq!(read_events(turn).unwrap().len(), 1);
+/// assert!(read_events("{}\n").is_err());
+/// ```
+pub fn read_events(text: &str) -> Result<Vec<Event>, RecordError> {
+    let mut events = Vec::new();
+    for (at, raw) in text.lines().enumerate() {
+        if raw.trim().is_empty() {
+            continue;
+        }
+        let line = at + 1;
+        let value: Value = serde_json::from_str(raw).map_err(|error| RecordError::BadLine {
+            line,
+            reason: error.to_string(),
+        })?;
+        events.push(event_of(line, value)?);
+    }
+    Ok(events)
+}
+
 /// One line's event, after its version is checked.
 fn event_of(line: usize, value: Value) -> Result<Event, RecordError> {
     match value.get("v") {

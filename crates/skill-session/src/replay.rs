@@ -118,14 +118,31 @@ pub fn resume(graph: &Arc<Graph>, events: &[Event]) -> Result<Session, ReplayErr
             tools: start.tools,
         },
     );
-    // A record written before calls were numbered replays as it was written.
-    let numbered = events
-        .iter()
-        .any(|event| matches!(event, Event::Call(call) if call.call.is_some()));
-    if !numbered {
+    // A record written before calls were numbered replays as it was written
+    // (one with no call yet may go on, and goes on numbered).
+    let mut calls = events.iter().filter_map(|event| match event {
+        Event::Call(call) => Some(call.call.is_some()),
+        _ => None,
+    });
+    let unnumbered = calls.next().is_some_and(|first| !first) && !calls.any(|numbered| numbered);
+    if unnumbered {
         session = session.unnumbered();
     }
-    for (index, event) in events.iter().enumerate().skip(1) {
+    feed(&mut session, events.get(1..).unwrap_or_default(), 1)?;
+    Ok(session)
+}
+
+/// Feed `events`' inputs into `session`, the first being the record's
+/// event `offset` (for the errors' positions): what [`resume`] does after
+/// the `start`, and what catches a rebuilt session up with a record's
+/// continuation ([`crate::Run::catch_up`]).
+pub(crate) fn feed(
+    session: &mut Session,
+    events: &[Event],
+    offset: usize,
+) -> Result<(), ReplayError> {
+    for (index, event) in events.iter().enumerate() {
+        let index = index + offset;
         match event {
             Event::Start(_) => return Err(ReplayError::SecondStart { index }),
             Event::Turn(turn) => {
@@ -191,7 +208,7 @@ pub fn resume(graph: &Arc<Graph>, events: &[Event]) -> Result<Session, ReplayErr
             }
         }
     }
-    Ok(session)
+    Ok(())
 }
 
 /// Where `replayed` first parts from `recorded`: the position of the first

@@ -112,6 +112,25 @@ impl Run {
         Ok(Run { session })
     }
 
+    /// Catch the run up with `events`, the continuation of its record
+    /// that another copy of the run wrote (a replica's steps, SPEC §14.3):
+    /// their inputs fed in as a replay feeds them, and the record they
+    /// write checked to be `events`, event for event. Nothing pending is
+    /// taken first: call it on a run whose events were all taken.
+    ///
+    /// # Errors
+    ///
+    /// As [`Run::resume`]; the run is then not to be used again: rebuild
+    /// it from its whole record.
+    pub fn catch_up(&mut self, events: &[Event]) -> Result<(), ReplayError> {
+        crate::replay::feed(&mut self.session, events, 0)?;
+        let written = self.session.take_events();
+        match crate::first_difference(events, &written) {
+            Some(index) => Err(ReplayError::Diverged { index }),
+            None => Ok(()),
+        }
+    }
+
     /// The session.
     pub fn session(&self) -> &Session {
         &self.session
@@ -431,6 +450,27 @@ mod tests {
         assert_eq!(closed[0].status, None);
         assert_eq!(run.session().cursor(), Some("triage"), "nothing moved");
         assert_eq!(replay(run.session().graph(), &events).unwrap(), events);
+    }
+
+    #[test]
+    fn a_run_caught_up_with_another_copy_s_steps_is_that_copy() {
+        let mut ahead = run(CallPolicy::Scoped, &[]);
+        let started = ahead.take_events();
+        let mut behind = Run::resume(ahead.session().graph(), &started).unwrap();
+        let high = ToolResult {
+            tool_name: "lookup_order".into(),
+            result: r#"{"risk":"high"}"#.into(),
+            status: None,
+        };
+        assert_eq!(ahead.call("lookup_order"), RunCall::Forward { call: 1 });
+        ahead.answered(1, high).unwrap();
+        let continuation = ahead.take_events();
+        behind.catch_up(&continuation).unwrap();
+        assert_eq!(behind.session().cursor(), Some("refunds"));
+        for run in [&mut ahead, &mut behind] {
+            assert_eq!(run.call("issue_refund"), RunCall::Forward { call: 2 });
+        }
+        assert_eq!(ahead.take_events(), behind.take_events());
     }
 
     #[test]

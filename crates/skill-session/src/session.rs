@@ -972,7 +972,12 @@ impl Session {
     ///
     /// [`ObserveError::CallNotOpen`] when no call of `tool` numbered `call`
     /// is open; nothing is recorded.
-    pub fn observe_lost(&mut self, tool: &str, call: u64, reason: &str) -> Result<(), ObserveError> {
+    pub fn observe_lost(
+        &mut self,
+        tool: &str,
+        call: u64,
+        reason: &str,
+    ) -> Result<(), ObserveError> {
         self.observe_unanswered(tool, Some(call), CANCELLED)?;
         if let Some(Event::Result(result)) = self.events.last_mut() {
             result.reason = Some(reason.to_owned());
