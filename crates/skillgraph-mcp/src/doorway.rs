@@ -63,19 +63,23 @@ pub(crate) async fn step<I: Clone, T>(
             let jitter = u64::from(crate::store::step_id().as_bytes()[0] % 8);
             tokio::time::sleep(Duration::from_millis(1 + jitter * u64::from(attempt))).await;
         }
-        let (stale, store, handle) = {
+        let (stale, fresh, seq, store, handle) = {
             let state = lock(slot)?;
             let Some(kept) = state.kept.as_ref() else {
                 break;
             };
             (
                 kept.stale,
+                kept.fresh,
+                kept.seq,
                 std::sync::Arc::clone(&kept.store),
                 kept.handle.clone(),
             )
         };
         if stale {
             reload(slot, &store, &handle).await?;
+        } else if !fresh {
+            catch_up(slot, &store, &handle, seq).await?;
         }
         let (answered, events, from, principal) = {
             let mut state = lock(slot)?;
@@ -169,6 +173,35 @@ fn settle(
         kept.stale = false;
     }
     Ok(())
+}
+
+/// Bring `slot`'s copy, which holds `seq` steps, up to the run `store`
+/// holds under `handle`: the steps since, applied; the whole run, when
+/// they cannot be.
+///
+/// # Errors
+///
+/// As [`reload`].
+async fn catch_up(slot: &Slot, store: &Store, handle: &str, seq: u64) -> Result<(), ErrorData> {
+    let tail = store
+        .tail(handle, seq)
+        .await
+        .map_err(|reason| unreachable(store, &reason))?;
+    let caught = match tail {
+        Some((text, _)) if text.is_empty() => {
+            if let Some(kept) = lock(slot)?.kept.as_mut() {
+                kept.fresh = true;
+            }
+            return Ok(());
+        }
+        Some((text, seq)) => lock(slot)?.catch_up(&text, seq).is_ok(),
+        None => false,
+    };
+    if caught {
+        Ok(())
+    } else {
+        reload(slot, store, handle).await
+    }
 }
 
 /// Make `slot`'s copy the run `store` holds under `handle`.

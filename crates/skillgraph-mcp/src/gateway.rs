@@ -547,6 +547,10 @@ impl Gateway {
         principal: Option<&str>,
     ) -> Result<Option<Slot>, ErrorData> {
         if let Some(slot) = runs.find(handle, principal)? {
+            // Another replica may have taken the run's last steps.
+            if let Some(kept) = lock(&slot)?.kept.as_mut() {
+                kept.fresh = false;
+            }
             return Ok(Some(slot));
         }
         let Some(store) = &self.hub.store else {

@@ -737,6 +737,11 @@ pub(crate) async fn serve(
         let stream = match accepted {
             Ok((stream, _)) => {
                 pause = door::FIRST_PAUSE;
+                // An answer may go out in several writes (its head, then
+                // its body once the run store took the step): without
+                // TCP_NODELAY the second waits for the client's delayed
+                // acknowledgement, about 40 ms.
+                let _ = stream.set_nodelay(true);
                 stream
             }
             Err(_) => {

@@ -148,4 +148,10 @@ pub(crate) async fn leave(hub: &Hub) {
     if close_all(hub, store, &id, DRAIN).await {
         let _ = store.forget(&id).await;
     }
+    let landed = store.landed.load(Ordering::Relaxed);
+    let conflicts = store.conflicts.load(Ordering::Relaxed);
+    warn(&format!(
+        "replica {id} landed {landed} step(s) in the run store at {}; {conflicts} append(s) met another replica's step first and were computed again",
+        store.name()
+    ));
 }

@@ -71,6 +71,10 @@ pub(crate) struct Kept {
     /// Whether this copy may be ahead of the store (a step computed and not
     /// landed): it is rebuilt from the store before its next step.
     pub(crate) stale: bool,
+    /// Whether this copy was brought up to date for the request now served:
+    /// a request's first step first reads the steps other replicas
+    /// appended since, so that a step is rarely computed on a copy behind.
+    pub(crate) fresh: bool,
     /// Taken across a step and its append, so that this replica's steps of
     /// the run go to the store one at a time.
     pub(crate) gate: Arc<tokio::sync::Mutex<()>>,
@@ -86,6 +90,7 @@ impl Kept {
             principal,
             seq: 0,
             stale: false,
+            fresh: true,
             gate: Arc::default(),
         }
     }
@@ -107,6 +112,27 @@ impl State {
     /// The events of the run's last step, not yet in the record.
     pub(crate) fn take_step(&mut self) -> Vec<Event> {
         self.run.as_mut().map(Run::take_events).unwrap_or_default()
+    }
+
+    /// This copy caught up with `text`, the record lines of the steps after
+    /// its own, up to the store's step `seq`.
+    ///
+    /// # Errors
+    ///
+    /// When the lines are no record, or the run decides otherwise than they
+    /// say: the copy is then to be rebuilt whole.
+    pub(crate) fn catch_up(&mut self, text: &str, seq: u64) -> Result<(), String> {
+        let events = skillgraph::skill_session::read_events(text).map_err(|err| err.to_string())?;
+        let Some(run) = self.run.as_mut() else {
+            return Err("the copy has no run to catch up".to_owned());
+        };
+        run.catch_up(&events).map_err(|err| err.to_string())?;
+        self.record.append(events);
+        if let Some(kept) = self.kept.as_mut() {
+            kept.seq = seq;
+            kept.fresh = true;
+        }
+        Ok(())
     }
 
     /// This copy made the store's `loaded` (or, with `None`, a run with no
@@ -137,6 +163,7 @@ impl State {
         if let Some(kept) = self.kept.as_mut() {
             kept.seq = seq;
             kept.stale = false;
+            kept.fresh = true;
         }
         Ok(())
     }

@@ -296,6 +296,10 @@ pub(crate) struct Store {
     pub(crate) breaker: Breaker,
     /// What this replica's liveness key holds: `ADDR PID STARTED`.
     liveness: String,
+    /// Steps this replica landed, and appends that met another replica's
+    /// step first (said when the replica stops).
+    pub(crate) landed: std::sync::atomic::AtomicU64,
+    pub(crate) conflicts: std::sync::atomic::AtomicU64,
 }
 
 /// `url` as messages name it: `HOST:PORT[/DB]`, never with credentials.
@@ -397,10 +401,19 @@ async fn connect(config: &StoreConfig) -> Result<(ConnectionManager, String), St
         store: name.clone(),
         reason,
     };
-    let client = Client::open(config.url.as_str()).map_err(|err| StoreError::Url {
+    let refused = |err: redis::RedisError| StoreError::Url {
         given: without_credentials(&config.url),
         reason: err.to_string(),
-    })?;
+    };
+    let info = config
+        .url
+        .as_str()
+        .into_connection_info()
+        .map_err(refused)?;
+    // redis-rs leaves TCP_NODELAY off, so that a small append waits for the
+    // peer's delayed acknowledgement (about 40 ms) before it is sent.
+    let tcp = info.tcp_settings().clone().set_nodelay(true);
+    let client = Client::open(info.set_tcp_settings(tcp)).map_err(refused)?;
     let settings = ConnectionManagerConfig::new()
         .set_connection_timeout(Some(config.timeout))
         .set_response_timeout(Some(config.timeout))
@@ -482,6 +495,8 @@ impl Store {
             append: Script::new(APPEND),
             breaker: Breaker::default(),
             liveness: format!("{addr} {} {}", std::process::id(), now_ms()),
+            landed: std::sync::atomic::AtomicU64::new(0),
+            conflicts: std::sync::atomic::AtomicU64::new(0),
         })
     }
 
@@ -686,8 +701,14 @@ impl Store {
         let answer: String = self.round(invocation.invoke_async(&mut connection)).await?;
         let (word, seq) = answer.split_once(' ').unwrap_or((answer.as_str(), ""));
         match (word, seq.parse::<u64>()) {
-            ("OK" | "DONE", Ok(seq)) => Ok(Appended::Landed(seq)),
-            ("CONFLICT", _) => Ok(Appended::Conflict),
+            ("OK" | "DONE", Ok(seq)) => {
+                self.landed.fetch_add(1, Ordering::Relaxed);
+                Ok(Appended::Landed(seq))
+            }
+            ("CONFLICT", _) => {
+                self.conflicts.fetch_add(1, Ordering::Relaxed);
+                Ok(Appended::Conflict)
+            }
             ("GONE", _) => Ok(Appended::Gone),
             _ => Err(format!("its append script answered {answer:?}")),
         }
@@ -712,6 +733,46 @@ impl Store {
         let key = self.key(run, "m");
         let seq: Option<u64> = self.round(connection.hget(key, "seq")).await?;
         Ok(seq)
+    }
+
+    /// The steps of `run` after its `after`th, as record text (one line an
+    /// event), and how many steps the store holds; `None` when it holds
+    /// none of them past `after` in order (a gap, or fewer steps: load
+    /// the whole run instead).
+    ///
+    /// # Errors
+    ///
+    /// Why the store could not be asked.
+    pub(crate) async fn tail(
+        &self,
+        run: &str,
+        after: u64,
+    ) -> Result<Option<(String, u64)>, String> {
+        let mut connection = self.connection.clone();
+        let entries: Vec<(String, Vec<String>)> = self
+            .round(
+                redis::cmd("XRANGE")
+                    .arg(self.key(run, "l"))
+                    .arg(format!("{}-0", after + 1))
+                    .arg("+")
+                    .query_async(&mut connection),
+            )
+            .await?;
+        let mut text = String::new();
+        for (at, (id, fields)) in entries.iter().enumerate() {
+            if *id != format!("{}-0", after + 1 + at as u64) {
+                return Ok(None);
+            }
+            let Some(lines) = fields.chunks(2).find_map(|pair| match pair {
+                [name, value] if name == "e" => Some(value),
+                _ => None,
+            }) else {
+                return Ok(None);
+            };
+            text.push_str(lines);
+            text.push('\n');
+        }
+        Ok(Some((text, after + entries.len() as u64)))
     }
 
     /// The run `run` as the store holds it, in one round trip; `None` when
