@@ -1,6 +1,8 @@
 //! The workloads of `shared/bench/WORKLOADS.md`, built exactly as defined, so
 //! that the criterion benches and the `workloads` binary time the same work.
 
+pub mod serving;
+
 use std::path::Path;
 use std::sync::Arc;
 

@@ -94,6 +94,12 @@ pub fn run_all(root: &Path, args: &[String]) -> Result<ExitCode> {
         "xtask: the fault list passed in {:.1} s",
         started.elapsed().as_secs_f64()
     );
+    let started = Instant::now();
+    replicas(root)?;
+    println!(
+        "xtask: runs across replicas (the short profile) passed in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
     if python_only {
         return Ok(ExitCode::SUCCESS);
     }
@@ -141,6 +147,38 @@ pub fn run_all(root: &Path, args: &[String]) -> Result<ExitCode> {
         started.elapsed().as_secs_f64()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Runs across replicas (SPEC §14.10), the short profile: three `serve`
+/// replicas on a real Redis, behind HAProxy and round-robin, one SIGKILLed
+/// mid-way (`benches/src/bin/replicas.rs`, which says its figures and
+/// fails when a run did not complete, a step was lost, a record does not
+/// replay or a call stayed open). Built in the test profile beside the
+/// `serve` it starts; `target/release/replicas --profile full` is the full
+/// profile, on demand.
+fn replicas(root: &Path) -> Result<()> {
+    crate::debian::ensure_servers(root)?;
+    let build = [
+        "build",
+        "-p",
+        "skill-benches",
+        "-p",
+        "desk-upstream",
+        "--bin",
+        "replicas",
+        "--bin",
+        "desk-upstream",
+    ];
+    if let Some(code) = run(root, "cargo", &build)? {
+        bail!("building the replicas benchmark failed ({code:?})");
+    }
+    let bench = target_dir(root)
+        .join("debug")
+        .join(format!("replicas{}", std::env::consts::EXE_SUFFIX));
+    if let Some(code) = run(root, &text(&bench)?, &["--profile", "short"])? {
+        bail!("runs across replicas failed ({code:?}): the lines above say which figure");
+    }
+    Ok(())
 }
 
 /// Where a `serve` can be started: the binary and the generated map folder.

@@ -23,8 +23,7 @@
 use std::alloc::System;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -33,7 +32,8 @@ use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use serde_json::{Value, json};
+use serde_json::json;
+use skill_benches::serving::{Failure, listening, micros, percentile, served_desk, sibling};
 use skill_core::ToolResult;
 use skill_session::{Graph, Posture, Run, Session, SessionConfig};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
@@ -48,7 +48,6 @@ const WARM_UP: usize = 200;
 const CONCURRENT: usize = 64;
 
 type Client = RunningService<RoleClient, ()>;
-type Failure = Box<dyn std::error::Error + Send + Sync>;
 
 fn main() -> Result<(), Failure> {
     let calls: usize = match std::env::args().nth(1) {
@@ -335,28 +334,6 @@ async fn concurrent(
     Ok((direct, through))
 }
 
-/// Start a server that says `listening on URL` on standard error; it and
-/// its URL.
-fn listening(command: &mut std::process::Command) -> Result<(Child, String), Failure> {
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()?;
-    let stderr = child.stderr.take().ok_or("no standard error")?;
-    let mut lines = BufReader::new(stderr).lines();
-    loop {
-        let Some(line) = lines.next() else {
-            return Err("the server ended before it listened".into());
-        };
-        if let Some(url) = line?.split("listening on ").nth(1) {
-            let url = url.trim().to_owned();
-            std::thread::spawn(move || for _ in lines {});
-            return Ok((child, url));
-        }
-    }
-}
-
 /// The bytes a fresh served run holds beyond the shared graph: its run
 /// and the record's events it keeps for `skillgraph://record` (as
 /// `skillgraph-mcp`'s record keeps them: the events, not their lines).
@@ -371,40 +348,6 @@ fn idle_run_bytes(map_dir: &Path) -> Result<isize, Failure> {
     drop((run, record));
     Ok(change.bytes_allocated as isize + change.bytes_reallocated
         - change.bytes_deallocated as isize)
-}
-
-fn sibling(here: &Path, name: &str) -> Result<PathBuf, String> {
-    let path = here.with_file_name(name);
-    if path.exists() {
-        Ok(path)
-    } else {
-        Err(format!(
-            "{} is missing: build it first with `cargo build --release -p skillgraph-cli -p desk-upstream -p skill-benches`",
-            path.display()
-        ))
-    }
-}
-
-/// The support desk in a scratch folder named `name`, its `mcpServers`
-/// replaced by `servers`.
-fn served_desk(desk: &Path, name: &str, servers: Value) -> Result<PathBuf, Failure> {
-    let dir =
-        std::env::temp_dir().join(format!("skillgraph-gateway-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir)?;
-    let mut map: Value =
-        serde_json::from_str(&std::fs::read_to_string(desk.join("skillmap.json"))?)?;
-    map["mcpServers"] = servers;
-    std::fs::write(dir.join("skillmap.json"), map.to_string())?;
-    let skills = dir.join("skills");
-    for entry in std::fs::read_dir(desk.join("skills"))? {
-        let entry = entry?;
-        std::fs::create_dir_all(skills.join(entry.file_name()))?;
-        std::fs::copy(
-            entry.path().join("SKILL.md"),
-            skills.join(entry.file_name()).join("SKILL.md"),
-        )?;
-    }
-    Ok(dir)
 }
 
 fn lookup() -> CallToolRequestParams {
@@ -439,17 +382,4 @@ fn session_work(map_dir: &Path, calls: usize) -> Result<Vec<Duration>, Failure> 
     }
     std::hint::black_box(&record);
     Ok(times.split_off(WARM_UP))
-}
-
-fn percentile(times: &[Duration], p: usize) -> Duration {
-    let mut sorted = times.to_vec();
-    sorted.sort_unstable();
-    sorted
-        .get((sorted.len() * p / 100).min(sorted.len().saturating_sub(1)))
-        .copied()
-        .unwrap_or_default()
-}
-
-fn micros(duration: Duration) -> f64 {
-    duration.as_secs_f64() * 1e6
 }
