@@ -472,6 +472,9 @@ pub struct HttpArgs {
     /// The longest a run store call may take (500ms, 2s); past it the request fails and nothing is forwarded.
     #[arg(long, value_name = "DURATION", default_value = "500ms", value_parser = parse_duration, requires = "http")]
     store_timeout: std::time::Duration,
+    /// When a step counts as stored: ack (the store answered its append) or fsync (the store wrote it to disk: Redis 7.2 or later, about 4 ms more a step).
+    #[arg(long, value_enum, default_value_t = DurabilityArg::Ack, requires = "http")]
+    store_durability: DurabilityArg,
     /// This replica's id in the steps it appends to the run store (default: host name, process id and 4 random hex digits).
     #[arg(long, value_name = "ID", requires = "http")]
     replica_id: Option<String>,
@@ -481,6 +484,15 @@ pub struct HttpArgs {
     /// How long requests under way may then take to finish before the process exits.
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_wait, requires = "http")]
     drain_timeout: std::time::Duration,
+}
+
+/// `--store-durability`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum DurabilityArg {
+    /// The store answered the append.
+    Ack,
+    /// The store wrote the append to its disk.
+    Fsync,
 }
 
 /// `skillgraph record`'s commands.
@@ -520,6 +532,10 @@ impl HttpArgs {
             store.prefix = self.store_prefix;
             store.timeout = self.store_timeout;
             store.replica = self.replica_id;
+            store.durability = match self.store_durability {
+                DurabilityArg::Ack => skillgraph_mcp::Durability::Ack,
+                DurabilityArg::Fsync => skillgraph_mcp::Durability::Fsync,
+            };
             config.store = Some(store);
         }
         Some(config)

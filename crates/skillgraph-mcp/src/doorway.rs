@@ -127,6 +127,11 @@ pub(crate) async fn step<I: Clone, T>(
             // The same step id again: it lands once whichever send did.
             appended = store.append(&handle, &landing).await;
         }
+        if appended.is_err() && !closes.is_empty() {
+            // The call ran upstream, and its close could not be stored: it
+            // is closed as `store-unreachable` once the store is back.
+            store.hold_closes(&handle, &closes);
+        }
         match appended.map_err(|reason| unreachable(&store, &reason))? {
             Appended::Landed(seq) => {
                 settle(slot, events, seq)?;

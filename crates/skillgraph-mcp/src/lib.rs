@@ -79,7 +79,7 @@ pub use http::{HttpConfig, TokensError};
 use hub::Hub;
 use spans::Tracing;
 use stdio::ClientLines;
-pub use store::{StoreConfig, StoreError, export_records};
+pub use store::{Durability, StoreConfig, StoreError, export_records};
 pub use upstream::StartError;
 use upstream::Upstreams;
 

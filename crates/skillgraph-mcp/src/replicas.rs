@@ -25,6 +25,9 @@ use crate::warn;
 /// Why a survivor closed a dead replica's call.
 pub(crate) const REPLICA_LOST: &str = "replica-lost";
 
+/// Why a replica closed its own call whose close it could not store.
+pub(crate) const STORE_UNREACHABLE: &str = "store-unreachable";
+
 /// Why a stopping replica closed its own call.
 pub(crate) const DRAIN: &str = "drain";
 
@@ -67,6 +70,15 @@ async fn round(hub: &Hub, store: &Arc<Store>, registered: &AtomicBool) {
             }
         }
         Err(_) => return,
+    }
+    // The store answers again: what could not be closed is closed now.
+    for (run, call) in store.take_held_closes() {
+        if close(hub, store, &run, call, STORE_UNREACHABLE)
+            .await
+            .is_err()
+        {
+            store.hold_closes(&run, &[call]);
+        }
     }
     let Ok(dead) = store.dead_replicas().await else {
         return;

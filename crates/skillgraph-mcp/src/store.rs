@@ -106,17 +106,33 @@ pub struct StoreConfig {
     /// This replica's id in the steps it appends (`--replica-id`); `None`:
     /// the host name, the process id and 4 random hex digits.
     pub replica: Option<String>,
+    /// When a step counts (`--store-durability`).
+    pub durability: Durability,
+}
+
+/// When a step counts as stored (`--store-durability`, SPEC §14.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Durability {
+    /// Once the store answered the append (with `appendfsync everysec`, a
+    /// crash of the store's host loses up to about a second of steps).
+    #[default]
+    Ack,
+    /// Once the store wrote the append to its append-only file on disk
+    /// (`WAITAOF`, Redis 7.2 or later): about 4 ms more a step.
+    Fsync,
 }
 
 impl StoreConfig {
-    /// The store at `url`, with the default prefix (`sg`) and timeout
-    /// (500 ms).
+    /// The store at `url`, with the default prefix (`sg`), timeout
+    /// (500 ms) and durability (`ack`).
     pub fn new(url: impl Into<String>) -> Self {
         StoreConfig {
             url: url.into(),
             prefix: "sg".to_owned(),
             timeout: Duration::from_millis(500),
             replica: None,
+            durability: Durability::Ack,
         }
     }
 }
@@ -153,6 +169,16 @@ pub enum StoreError {
         /// The policy found.
         policy: String,
     },
+    /// `--store-durability fsync` with a store that has no `WAITAOF`.
+    #[error(
+        "the run store at {store} is version {version}, which has no WAITAOF: --store-durability fsync needs Redis 7.2 or later (or Valkey 8); upgrade the store, or use --store-durability ack"
+    )]
+    NoFsync {
+        /// `HOST:PORT[/DB]`.
+        store: String,
+        /// The version it says it is.
+        version: String,
+    },
     /// The store holds no run of that handle.
     #[error(
         "the run store at {store} holds no run {run} (it may have expired: a run lives until --run-ttl after its last step); `skillgraph record export --all` lists what it holds"
@@ -184,6 +210,7 @@ impl StoreError {
             StoreError::Url { .. } => "store-url",
             StoreError::Unreachable { .. } => "store-unreachable",
             StoreError::Evicts { .. } => "store-evicts",
+            StoreError::NoFsync { .. } => "store-no-fsync",
             StoreError::UnknownRun { .. } => "store-unknown-run",
             StoreError::NotARecord { .. } => "store-not-a-record",
         }
@@ -296,6 +323,11 @@ pub(crate) struct Store {
     pub(crate) breaker: Breaker,
     /// What this replica's liveness key holds: `ADDR PID STARTED`.
     liveness: String,
+    /// When a step counts.
+    durability: Durability,
+    /// Calls this replica forwarded whose close it could not store, as
+    /// `(RUN, CALL)`: closed as `store-unreachable` when the store is back.
+    pending: Mutex<Vec<(String, u64)>>,
     /// Steps this replica landed, and appends that met another replica's
     /// step first (said when the replica stops).
     pub(crate) landed: std::sync::atomic::AtomicU64,
@@ -331,6 +363,37 @@ fn store_name(url: &str) -> Result<String, StoreError> {
     } else {
         format!("{place}/{db}")
     })
+}
+
+/// The version `INFO server` says: Valkey's own where it is Valkey.
+fn server_version(info: &str) -> String {
+    let field = |key: &str| {
+        info.lines()
+            .find_map(|line| line.strip_prefix(key))
+            .map(|value| value.trim().to_owned())
+    };
+    match field("valkey_version:") {
+        Some(valkey) => format!("valkey {valkey}"),
+        None => field("redis_version:").unwrap_or_else(|| "unknown".to_owned()),
+    }
+}
+
+/// Whether a store of `version` (as [`server_version`] says it) has
+/// `WAITAOF`: Redis 7.2 and later, Valkey 8 and later.
+fn waits_for_aof(version: &str) -> bool {
+    let (valkey, number) = match version.strip_prefix("valkey ") {
+        Some(number) => (true, number),
+        None => (false, version),
+    };
+    let mut parts = number
+        .split('.')
+        .map(|part| part.parse::<u32>().unwrap_or(0));
+    let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+    if valkey {
+        major >= 8
+    } else {
+        (major, minor) >= (7, 2)
+    }
 }
 
 /// `url` with any `USER:PASS@` taken out.
@@ -478,6 +541,23 @@ impl Store {
                 "the run store at {name} refuses CONFIG, so its maxmemory-policy (which must be noeviction) and appendonly (which should be yes) are not checked"
             )),
         }
+        if config.durability == Durability::Fsync {
+            let info: String = redis::cmd("INFO")
+                .arg("server")
+                .query_async(&mut connection)
+                .await
+                .map_err(|err| StoreError::Unreachable {
+                    store: name.clone(),
+                    reason: err.to_string(),
+                })?;
+            let version = server_version(&info);
+            if !waits_for_aof(&version) {
+                return Err(StoreError::NoFsync {
+                    store: name,
+                    version,
+                });
+            }
+        }
         let replica = config.replica.clone().unwrap_or_else(|| {
             let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
                 .map(|name| name.trim().to_owned())
@@ -495,9 +575,31 @@ impl Store {
             append: Script::new(APPEND),
             breaker: Breaker::default(),
             liveness: format!("{addr} {} {}", std::process::id(), now_ms()),
+            durability: config.durability,
+            pending: Mutex::new(Vec::new()),
             landed: std::sync::atomic::AtomicU64::new(0),
             conflicts: std::sync::atomic::AtomicU64::new(0),
         })
+    }
+
+    /// Keep `calls` of `run`, whose close could not be stored, to close
+    /// when the store is back.
+    pub(crate) fn hold_closes(&self, run: &str, calls: &[u64]) {
+        if let Ok(mut pending) = self.pending.lock() {
+            for call in calls {
+                if !pending.iter().any(|(r, c)| r == run && c == call) {
+                    pending.push((run.to_owned(), *call));
+                }
+            }
+        }
+    }
+
+    /// The calls kept by [`Store::hold_closes`], taken.
+    pub(crate) fn take_held_closes(&self) -> Vec<(String, u64)> {
+        self.pending
+            .lock()
+            .map(|mut pending| std::mem::take(&mut *pending))
+            .unwrap_or_default()
     }
 
     /// This replica's id.
@@ -702,6 +804,9 @@ impl Store {
         let (word, seq) = answer.split_once(' ').unwrap_or((answer.as_str(), ""));
         match (word, seq.parse::<u64>()) {
             ("OK" | "DONE", Ok(seq)) => {
+                if self.durability == Durability::Fsync {
+                    self.on_disk(&mut connection).await?;
+                }
                 self.landed.fetch_add(1, Ordering::Relaxed);
                 Ok(Appended::Landed(seq))
             }
@@ -721,6 +826,31 @@ impl Store {
         let _ = self
             .round(redis::cmd("PING").query_async::<()>(&mut connection))
             .await;
+    }
+
+    /// Wait until the store wrote what this connection appended to its
+    /// append-only file on disk (`WAITAOF 1 0`), within the timeout.
+    async fn on_disk(&self, connection: &mut ConnectionManager) -> Result<(), String> {
+        let millis = u64::try_from(self.timeout.as_millis())
+            .unwrap_or(u64::MAX)
+            .max(1);
+        let written: Vec<u64> = self
+            .round(
+                redis::cmd("WAITAOF")
+                    .arg(1)
+                    .arg(0)
+                    .arg(millis)
+                    .query_async(connection),
+            )
+            .await?;
+        if written.first().copied().unwrap_or(0) >= 1 {
+            Ok(())
+        } else {
+            Err(format!(
+                "the step was not on the store's disk within {:?} (--store-durability fsync)",
+                self.timeout
+            ))
+        }
     }
 
     /// How many steps the store holds of `run`; `None` when it holds none.
@@ -993,6 +1123,24 @@ mod tests {
         let tls = store_name("rediss://ann:secret@store.example:6380").unwrap_err();
         assert!(tls.to_string().contains("TLS"), "{tls}");
         assert!(!tls.to_string().contains("secret"), "{tls}");
+    }
+
+    #[test]
+    fn fsync_needs_a_store_with_waitaof() {
+        assert_eq!(
+            server_version("# Server\r\nredis_version:7.0.15\r\n"),
+            "7.0.15"
+        );
+        assert_eq!(
+            server_version("redis_version:7.2.4\r\nvalkey_version:8.0.1\r\n"),
+            "valkey 8.0.1"
+        );
+        assert!(!waits_for_aof("7.0.15"));
+        assert!(waits_for_aof("7.2.0"));
+        assert!(waits_for_aof("8.0.0"));
+        assert!(!waits_for_aof("valkey 7.2.5"));
+        assert!(waits_for_aof("valkey 8.0.1"));
+        assert!(!waits_for_aof("unknown"));
     }
 
     #[test]

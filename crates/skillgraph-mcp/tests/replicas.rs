@@ -430,6 +430,47 @@ fn a_store_that_evicts_keys_is_refused_at_start() {
 }
 
 #[test]
+fn fsync_durability_is_refused_at_start_by_a_store_without_waitaof() {
+    let redis = Redis::start("fsync", &[]);
+    let upstream = upstream::desk(upstream::desk_data());
+    let map = desk_map("replicas-fsync", &upstream);
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let started = runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("a port");
+        let mut http = HttpConfig::new(listener.local_addr().expect("bound"));
+        let mut store = StoreConfig::new(redis.url());
+        store.durability = skillgraph_mcp::Durability::Fsync;
+        http.store = Some(store);
+        http.drain_grace = Duration::ZERO;
+        // Serve until it has started: a store with WAITAOF starts.
+        let stop = tokio::time::sleep(Duration::from_secs(2));
+        serve_http_on(&ServeConfig::new(&map), &http, listener, stop).await
+    });
+    let installed = Command::new("redis-server")
+        .arg("--version")
+        .output()
+        .map(|out| String::from_utf8_lossy(&out.stdout).into_owned())
+        .unwrap_or_default();
+    let waits = installed
+        .split_whitespace()
+        .find_map(|word| word.strip_prefix("v="))
+        .and_then(|v| {
+            let mut parts = v.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+            Some((parts.next()?, parts.next()?))
+        })
+        .is_some_and(|version| version >= (7, 2));
+    if waits {
+        started.expect("a store with WAITAOF serves with fsync");
+    } else {
+        let err = started.expect_err("a store without WAITAOF is refused");
+        assert_eq!(err.code(), "store-no-fsync");
+        assert!(err.to_string().contains("is version 7."), "{err}");
+    }
+}
+
+#[test]
 fn health_is_answered_for_any_host_and_without_a_token() {
     let redis = Redis::start("health", &[]);
     let upstream = upstream::desk(upstream::desk_data());
@@ -704,4 +745,65 @@ fn a_replica_that_stops_closes_its_calls_still_open_after_the_drain() {
         "{record}"
     );
     replays_to_itself(&record).unwrap_or_else(|diff| panic!("{diff}"));
+}
+
+#[test]
+fn a_call_whose_close_could_not_be_stored_is_closed_when_the_store_is_back() {
+    let mut redis = Redis::start("unstored-close", &[]);
+    let upstream = upstream::desk(slow_parcels(2_500));
+    let map = desk_map("replicas-unstored-close", &upstream);
+    let replica = &replicas(1, &map, &redis, |_| {})[0];
+    let run = handle_of(&call(
+        &replica.addr,
+        "lookup_order",
+        json!({"order_id": 4413}),
+        &[],
+    ));
+    let addr = replica.addr.clone();
+    let calling = {
+        let run = run.clone();
+        std::thread::spawn(move || {
+            sessionless(
+                &addr,
+                "tools/call",
+                Some("track_parcel"),
+                json!({"name": "track_parcel", "arguments": {"parcel_id": "JD0142", "skillgraph_run": run}}),
+                &[],
+            )
+        })
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while upstream.calls.load(Ordering::Relaxed) < 2 {
+        assert!(Instant::now() < deadline, "the call reached the upstream");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // The call's step is on disk (everysec) before the store goes.
+    std::thread::sleep(Duration::from_millis(1200));
+    redis.kill();
+    let answer = calling.join().expect("the call is answered");
+    let error = &answer.json()["error"];
+    assert_eq!(error["code"], -32603, "{}", answer.body);
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("unreachable"),
+        "{error}"
+    );
+    redis.restart();
+    let back = Instant::now();
+    loop {
+        let record = exported(&redis, &run);
+        let closed = closed_for_the_client(&record);
+        if !closed.is_empty() {
+            assert_eq!(closed, vec![(2, "store-unreachable".to_owned())]);
+            replays_to_itself(&record).unwrap_or_else(|diff| panic!("{diff}"));
+            break;
+        }
+        assert!(
+            back.elapsed() < Duration::from_secs(10),
+            "closed once the store is back:\n{record}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
 }
