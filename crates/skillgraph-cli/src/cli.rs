@@ -442,9 +442,26 @@ pub struct HttpArgs {
     /// The largest request body accepted, in bytes (413 beyond it).
     #[arg(long, value_name = "BYTES", default_value_t = 4 * 1024 * 1024, requires = "http")]
     max_body: usize,
-    /// Require `Authorization: Bearer TOKEN`: a file of lines `PRINCIPAL TOKEN_SHA256`.
+    /// Require `Authorization: Bearer TOKEN`: a file of lines `PRINCIPAL TOKEN_SHA256 [ROLE,…]`.
     #[arg(long, value_name = "FILE", requires = "http")]
     auth_tokens: Option<PathBuf>,
+    /// Accept bearer JWTs signed by a key of this JSON Web Key Set (RS256, ES256, EdDSA; chosen by the token's kid; read again on SIGHUP); the principal is ISS#SUB.
+    #[arg(long, value_name = "FILE", requires_all = ["http", "auth_issuer", "auth_audience"])]
+    auth_jwks: Option<PathBuf>,
+    /// The one issuer (iss) a JWT may have.
+    #[arg(long, value_name = "ISS", requires = "auth_jwks")]
+    auth_issuer: Option<String>,
+    /// The audience (aud) a JWT must hold.
+    #[arg(long, value_name = "AUD", requires = "auth_jwks")]
+    auth_audience: Option<String>,
+    /// The JWT claim that holds the principal's roles: strings, or one space-separated string.
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "roles",
+        requires = "auth_jwks"
+    )]
+    auth_roles_claim: String,
     /// How long an idle run is held: seconds, or a number with s, m, h or d (default 24h).
     #[arg(long, value_name = "DURATION", default_value = "24h", value_parser = parse_duration, requires = "http")]
     run_ttl: std::time::Duration,
@@ -517,6 +534,13 @@ impl HttpArgs {
         }
         config.max_body = self.max_body;
         config.auth_tokens = self.auth_tokens;
+        if let (Some(jwks), Some(issuer), Some(audience)) =
+            (self.auth_jwks, self.auth_issuer, self.auth_audience)
+        {
+            let mut jwt = skillgraph_mcp::JwtConfig::new(jwks, issuer, audience);
+            jwt.roles_claim = self.auth_roles_claim;
+            config.auth_jwt = Some(jwt);
+        }
         config.run_ttl = self.run_ttl;
         config.max_runs = usize::try_from(self.max_runs).unwrap_or(usize::MAX);
         config.max_runs_per_principal = self

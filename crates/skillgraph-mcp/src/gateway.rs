@@ -32,7 +32,7 @@ use serde_json::Value;
 
 use crate::doorway;
 use crate::echo::shown;
-use crate::http::{Handshake, HeldArguments, Waking};
+use crate::http::{Handshake, HeldArguments, Principal, Waking};
 use crate::hub::Hub;
 use crate::relay::Caller;
 use crate::runs::{Generation, Kept, RUN_ARGUMENT, RUN_META, Runs, Slot, lock};
@@ -75,18 +75,15 @@ impl Generation {
     }
 }
 
-/// The principal an HTTP request was authenticated as (`--auth-tokens`),
-/// put in the request's extensions by the HTTP layer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Principal(pub(crate) String);
-
-/// The principal of the request `context` serves, if any.
+/// What the run of the request `context` serves is bound to: its
+/// principal and roles ([`Principal::binding`]), put in the request's
+/// extensions by the HTTP layer; `None` without authentication.
 fn principal_of(context: &RequestContext<RoleServer>) -> Option<String> {
     context
         .extensions
         .get::<http::request::Parts>()
         .and_then(|parts| parts.extensions.get::<Principal>())
-        .map(|principal| principal.0.clone())
+        .map(Principal::binding)
 }
 
 /// The arguments of a call whose body was large, held back from rmcp by

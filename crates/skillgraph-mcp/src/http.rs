@@ -39,7 +39,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio::net::TcpListener;
 
 use crate::echo::{cut, shown};
-use crate::gateway::{Gateway, Principal};
+use crate::gateway::Gateway;
 use crate::hub::Hub;
 use crate::limits::Limits;
 use crate::replicas::{self, Heartbeat};
@@ -49,6 +49,7 @@ use crate::warn;
 
 mod bodies;
 mod door;
+mod jwt;
 mod sessions;
 mod sleep;
 mod strict;
@@ -61,9 +62,10 @@ use sessions::Sessions;
 use sleep::Manager;
 pub(crate) use sleep::{Handshake, Waking};
 
-pub(crate) use tokens::Tokens;
+pub use jwt::JwtConfig;
 pub use tokens::TokensError;
 use tokens::bearer_token;
+pub(crate) use tokens::{Auth, Principal};
 
 /// The path the server answers on.
 const PATH: &str = "/mcp";
@@ -100,6 +102,9 @@ pub struct HttpConfig {
     pub max_body: usize,
     /// The principals and their tokens' SHA-256 digests (`--auth-tokens`).
     pub auth_tokens: Option<PathBuf>,
+    /// Bearer JWTs checked against a key set (`--auth-jwks`,
+    /// `--auth-issuer`, `--auth-audience`, `--auth-roles-claim`).
+    pub auth_jwt: Option<JwtConfig>,
     /// How long a run may stay idle before it is dropped (`--run-ttl`).
     pub run_ttl: Duration,
     /// The most runs held at once (`--max-runs`).
@@ -156,6 +161,7 @@ impl HttpConfig {
                 .collect(),
             max_body: 4 * 1024 * 1024,
             auth_tokens: None,
+            auth_jwt: None,
             run_ttl: Duration::from_secs(24 * 3600),
             max_runs: 10_000,
             max_runs_per_principal: None,
@@ -196,7 +202,7 @@ struct Front {
     service: StreamableHttpService<Gateway, Manager>,
     manager: Arc<Manager>,
     hub: Arc<Hub>,
-    tokens: Option<Tokens>,
+    tokens: Option<Auth>,
     sessions: Sessions,
     allowed_hosts: Vec<String>,
     max_body: usize,
@@ -475,10 +481,10 @@ impl Front {
             );
             return Err(Box::new(response));
         };
-        let found = found.to_owned();
         request.headers_mut().remove(header::AUTHORIZATION);
-        request.extensions_mut().insert(Principal(found.clone()));
-        Ok(Some(found))
+        let binding = found.binding();
+        request.extensions_mut().insert(found);
+        Ok(Some(binding))
     }
 
     /// Hold the session `new` rmcp just opened for `principal`. At the
@@ -651,7 +657,7 @@ pub(crate) async fn serve(
     listener: TcpListener,
     hub: Arc<Hub>,
     config: &HttpConfig,
-    tokens: Option<Tokens>,
+    tokens: Option<Auth>,
     stop: impl std::future::Future<Output = ()>,
 ) {
     let sessions = Sessions::new(config.run_ttl, config.max_runs, config.quota());
@@ -688,6 +694,26 @@ pub(crate) async fn serve(
         draining: AtomicBool::new(false),
         in_flight: Arc::new(AtomicUsize::new(0)),
     });
+    // SIGHUP reads the JWT key set again.
+    #[cfg(unix)]
+    if front.tokens.is_some() {
+        // Weak: the server's end drops what it holds (the upstreams).
+        let front = Arc::downgrade(&front);
+        tokio::spawn(async move {
+            use tokio::signal::unix::{SignalKind, signal};
+            let Ok(mut hangups) = signal(SignalKind::hangup()) else {
+                return;
+            };
+            while hangups.recv().await.is_some() {
+                let Some(front) = front.upgrade() else {
+                    return;
+                };
+                if let Some(auth) = &front.tokens {
+                    auth.reload();
+                }
+            }
+        });
+    }
     let door = Arc::new(Door::new(door::cap_within(
         config.max_connections,
         door::descriptors(),

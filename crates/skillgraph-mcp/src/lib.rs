@@ -75,7 +75,7 @@ use tokio::net::unix::pipe;
 
 pub use fit::{Misfit, Misfits};
 use gateway::Gateway;
-pub use http::{HttpConfig, TokensError};
+pub use http::{HttpConfig, JwtConfig, TokensError};
 use hub::Hub;
 use spans::Tracing;
 use stdio::ClientLines;
@@ -513,13 +513,9 @@ pub async fn serve_http_on(
 fn http_ready(
     config: &ServeConfig,
     http: &HttpConfig,
-) -> Result<(Prepared, Option<http::Tokens>), ServeError> {
+) -> Result<(Prepared, Option<http::Auth>), ServeError> {
     let prepared = load_checked(config)?;
-    let tokens = http
-        .auth_tokens
-        .as_deref()
-        .map(http::Tokens::read)
-        .transpose()?;
+    let tokens = http::Auth::read(http.auth_tokens.as_deref(), http.auth_jwt.as_ref())?;
     if let Some(folder) = &config.record {
         std::fs::create_dir_all(folder).map_err(|err| {
             ServeError::Record(RecordFileError::Create {
@@ -536,7 +532,7 @@ struct HttpEntry {
     /// The map, as [`http_ready`] prepared it.
     prepared: Prepared,
     /// The principals, as [`http_ready`] read them.
-    tokens: Option<http::Tokens>,
+    tokens: Option<http::Auth>,
     /// Each request's span, when export is on.
     tracing: Option<Tracing>,
     /// Whether to say on standard error where it listens, once the

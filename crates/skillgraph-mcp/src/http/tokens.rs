@@ -1,8 +1,11 @@
-//! The `--auth-tokens` file (SPEC §9.8): lines `PRINCIPAL TOKEN_SHA256`,
-//! and the principal a bearer token names, found by its digest alone and
-//! compared in constant time.
+//! Who a request is (SPEC §9.8, §14.7): the `--auth-tokens` file, lines
+//! `PRINCIPAL TOKEN_SHA256 [ROLE,…]`, whose bearer tokens are found by
+//! their digest alone and compared in constant time; and bearer JWTs
+//! checked against `--auth-jwks` ([`super::jwt`]). With both, a token the
+//! file names is that principal; any other is read as a JWT.
 
 use std::path::Path;
+use std::sync::RwLock;
 
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
@@ -10,7 +13,7 @@ use subtle::ConstantTimeEq;
 /// A line of an `--auth-tokens` file that cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "{path}:{line}: {reason}; each line is `PRINCIPAL TOKEN_SHA256`: a name and the 64 hexadecimal digits of the token's SHA-256 (`printf %s TOKEN | sha256sum`)"
+    "{path}:{line}: {reason}; each line of --auth-tokens is `PRINCIPAL TOKEN_SHA256 [ROLE,…]`: a name, the 64 hexadecimal digits of the token's SHA-256 (`printf %s TOKEN | sha256sum`) and its roles; --auth-jwks is a JSON Web Key Set"
 )]
 pub struct TokensError {
     /// The file.
@@ -21,13 +24,13 @@ pub struct TokensError {
     pub reason: String,
 }
 
-/// The principals and the digests of their tokens.
+/// The principals, the digests of their tokens, and their roles.
 #[derive(Debug)]
-pub(crate) struct Tokens(Vec<(String, [u8; 32])>);
+pub(crate) struct Tokens(Vec<(String, [u8; 32], Vec<String>)>);
 
 impl Tokens {
-    /// Read an `--auth-tokens` file: lines `PRINCIPAL TOKEN_SHA256`, blank
-    /// lines and `#` comments skipped.
+    /// Read an `--auth-tokens` file: lines `PRINCIPAL TOKEN_SHA256
+    /// [ROLE,…]`, blank lines and `#` comments skipped.
     pub(crate) fn read(path: &Path) -> Result<Self, TokensError> {
         let fault = |line: usize, reason: String| TokensError {
             path: path.display().to_string(),
@@ -47,17 +50,27 @@ impl Tokens {
                 continue;
             }
             let mut words = line.split_whitespace();
-            let (Some(principal), Some(digest), None) = (words.next(), words.next(), words.next())
+            let (Some(principal), Some(digest), roles, None) =
+                (words.next(), words.next(), words.next(), words.next())
             else {
-                return Err((number, "the line is not two words".to_owned()));
+                return Err((number, "the line is not two or three words".to_owned()));
             };
+            let roles: Vec<String> = roles
+                .map(|roles| {
+                    roles
+                        .split(',')
+                        .filter(|role| !role.is_empty())
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .unwrap_or_default();
             let digest = decode_digest(digest).ok_or_else(|| {
                 (
                     number,
                     format!("the digest of \"{principal}\" is not 64 hexadecimal digits"),
                 )
             })?;
-            tokens.push((principal.to_owned(), digest));
+            tokens.push((principal.to_owned(), digest, roles));
         }
         if tokens.is_empty() {
             return Err((0, "the file names no principal".to_owned()));
@@ -65,17 +78,113 @@ impl Tokens {
         Ok(Tokens(tokens))
     }
 
-    /// The principal whose token is `token`. Every digest is compared, in
-    /// constant time, whichever matches.
-    pub(super) fn principal(&self, token: &str) -> Option<&str> {
+    /// The principal whose token is `token`, with its roles. Every digest
+    /// is compared, in constant time, whichever matches.
+    pub(super) fn principal(&self, token: &str) -> Option<Principal> {
         let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
         let mut found = None;
-        for (principal, expected) in &self.0 {
+        for (principal, expected, roles) in &self.0 {
             if bool::from(digest.ct_eq(expected)) {
-                found = Some(principal.as_str());
+                found = Some(Principal::new(principal.clone(), roles.clone()));
             }
         }
         found
+    }
+}
+
+/// Who a request is: a principal and its roles.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Principal {
+    /// Its name: the tokens file's, or `ISS#SUB` of a JWT.
+    pub(crate) name: String,
+    /// Its roles, sorted, without repeats.
+    pub(crate) roles: Vec<String>,
+}
+
+impl Principal {
+    /// `name` with `roles`.
+    pub(crate) fn new(name: String, mut roles: Vec<String>) -> Self {
+        roles.sort();
+        roles.dedup();
+        Principal { name, roles }
+    }
+
+    /// What a run is bound to (SPEC §14.7): the principal, with its roles
+    /// when it has any, so that its handle presented by another principal,
+    /// or by the same one with other roles, names no run.
+    pub(crate) fn binding(&self) -> String {
+        if self.roles.is_empty() {
+            self.name.clone()
+        } else {
+            format!("{} [{}]", self.name, self.roles.join(","))
+        }
+    }
+}
+
+/// How requests are authenticated: `--auth-tokens`, `--auth-jwks`, or
+/// both.
+#[derive(Debug)]
+pub(crate) struct Auth {
+    tokens: Option<Tokens>,
+    jwks: Option<RwLock<super::jwt::Jwks>>,
+    jwt: Option<super::jwt::JwtConfig>,
+}
+
+impl Auth {
+    /// The authentication `tokens` and `jwt` ask for; `None` with neither.
+    ///
+    /// # Errors
+    ///
+    /// When a file cannot be read or used.
+    pub(crate) fn read(
+        tokens: Option<&Path>,
+        jwt: Option<&super::jwt::JwtConfig>,
+    ) -> Result<Option<Self>, TokensError> {
+        let tokens = tokens.map(Tokens::read).transpose()?;
+        let jwks = jwt
+            .map(super::jwt::Jwks::read)
+            .transpose()?
+            .map(RwLock::new);
+        Ok((tokens.is_some() || jwks.is_some()).then(|| Auth {
+            tokens,
+            jwks,
+            jwt: jwt.cloned(),
+        }))
+    }
+
+    /// The principal `token` names: the tokens file's, else a JWT's.
+    pub(super) fn principal(&self, token: &str) -> Option<Principal> {
+        if let Some(found) = self
+            .tokens
+            .as_ref()
+            .and_then(|tokens| tokens.principal(token))
+        {
+            return Some(found);
+        }
+        let jwks = self.jwks.as_ref()?.read().ok()?;
+        jwks.verify(token)
+            .ok()
+            .map(|(name, roles)| Principal::new(name, roles))
+    }
+
+    /// Read the key set again (SIGHUP): the new one replaces the old, or
+    /// the old stays, and why is said.
+    pub(super) fn reload(&self) {
+        let (Some(jwks), Some(config)) = (&self.jwks, &self.jwt) else {
+            return;
+        };
+        match super::jwt::Jwks::read(config) {
+            Ok(fresh) => {
+                if let Ok(mut held) = jwks.write() {
+                    crate::warn(&format!(
+                        "the key set {} was read again",
+                        fresh.path().display()
+                    ));
+                    *held = fresh;
+                }
+            }
+            Err(err) => crate::warn(&format!("{err}; the keys read before are kept")),
+        }
     }
 }
 
@@ -109,7 +218,10 @@ mod tests {
             "# who may call\nann 2bb80d537b1da3e38bd30361aa855686bde0eacd7162fef6a25fe97bf527a25b\n\n",
         )
         .unwrap();
-        assert_eq!(tokens.principal("secret"), Some("ann"));
+        assert_eq!(
+            tokens.principal("secret"),
+            Some(Principal::new("ann".into(), vec![]))
+        );
         assert_eq!(tokens.principal("secret "), None);
         assert_eq!(tokens.principal(""), None);
     }
@@ -119,6 +231,17 @@ mod tests {
         assert_eq!(Tokens::parse("ann").unwrap_err().0, 1);
         assert_eq!(Tokens::parse("\nann abc").unwrap_err().0, 2);
         assert_eq!(Tokens::parse("ann 00 extra").unwrap_err().0, 1);
+        let digest = "2bb80d537b1da3e38bd30361aa855686bde0eacd7162fef6a25fe97bf527a25b";
+        assert_eq!(
+            Tokens::parse(&format!("ann {digest} support,auditor,support extra"))
+                .unwrap_err()
+                .0,
+            1
+        );
+        let tokens = Tokens::parse(&format!("ann {digest} support,auditor,support")).unwrap();
+        let ann = tokens.principal("secret").unwrap();
+        assert_eq!(ann.roles, vec!["auditor".to_owned(), "support".to_owned()]);
+        assert_eq!(ann.binding(), "ann [auditor,support]");
         assert_eq!(Tokens::parse("# nothing").unwrap_err().0, 0);
         let odd = format!("ann {}", "é".repeat(32));
         assert_eq!(Tokens::parse(&odd).unwrap_err().0, 1);
