@@ -204,6 +204,28 @@ impl Gateway {
         Ok(())
     }
 
+    /// Over HTTP with a shared store, keep the run a handshake starts in
+    /// the store under a handle of its own, bound to the request's
+    /// principal, so that any replica can restore the session (SPEC §14.6).
+    fn keep_handshake_run(
+        &self,
+        slot: &Slot,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let (Some(store), Some(_)) = (&self.hub.store, &self.hub.runs) else {
+            return Ok(());
+        };
+        let mut state = lock(slot)?;
+        if state.kept.is_none() {
+            state.kept = Some(Kept::new(
+                Arc::clone(store),
+                crate::runs::mint_handle()?,
+                principal_of(context).unwrap_or_default(),
+            ));
+        }
+        Ok(())
+    }
+
     /// The span of the `method` request `context` serves, about `target`.
     fn span(
         &self,
@@ -550,28 +572,14 @@ impl Gateway {
             }
             return Ok(Some(slot));
         }
-        let Some(store) = &self.hub.store else {
+        let Some(slot) = self
+            .hub
+            .stored_run(handle, Some(principal.unwrap_or_default()))
+            .await?
+        else {
             return Ok(None);
         };
-        let (slot, _) = self.hub.new_run()?;
-        let principal = principal.unwrap_or_default().to_owned();
-        lock(&slot)?.kept = Some(Kept::new(
-            Arc::clone(store),
-            handle.to_owned(),
-            principal.clone(),
-        ));
-        let loaded = store
-            .load(handle)
-            .await
-            .map_err(|err| doorway::not_loaded(store, err))?;
-        let Some(loaded) = loaded.filter(|loaded| loaded.principal == principal) else {
-            return Ok(None);
-        };
-        if loaded.map != store.map() {
-            return Err(doorway::another_map(handle, &loaded.map, store.map()));
-        }
-        lock(&slot)?.rebuild(Some(loaded))?;
-        let owner = (!principal.is_empty()).then_some(principal);
+        let owner = principal.map(str::to_owned);
         match runs.insert(handle.to_owned(), Arc::clone(&slot), owner)? {
             Ok(()) => Ok(Some(slot)),
             // Every run held here is busy: this request goes on with its
@@ -713,7 +721,10 @@ impl ServerHandler for Gateway {
         let span = self.span("initialize", Target::None, &context);
         // The run starts with the handshake, so that a run that only shook
         // hands has a record that explains (SPEC §9.7).
-        let started = match self.own() {
+        let started = match self.own().and_then(|slot| {
+            self.keep_handshake_run(&slot, &context)?;
+            Ok(slot)
+        }) {
             Ok(slot) => doorway::start(&slot, Generation::Handshake)
                 .await
                 .map(|()| slot),

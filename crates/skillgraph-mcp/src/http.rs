@@ -34,6 +34,7 @@ use http::{HeaderValue, Request, Response, StatusCode, header};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
+use rmcp::model::InitializeRequestParams;
 use rmcp::transport::streamable_http_server::session::{SessionId, SessionManager};
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
@@ -214,6 +215,9 @@ struct Front {
     draining: AtomicBool,
     /// The posted requests being answered, until their answers' last byte.
     in_flight: Arc<AtomicUsize>,
+    /// Taken while a session is restored from the run store: one restore
+    /// at a time.
+    restoring: tokio::sync::Mutex<()>,
 }
 
 impl Front {
@@ -352,6 +356,10 @@ impl Front {
         if let (Some(session), Some(in_flight)) = (&session, in_flight.as_mut()) {
             if deleting && response.status().is_success() {
                 self.sessions.end(session);
+                if let Some(store) = self.hub.store.as_ref() {
+                    // Ended here, it is ended on every replica.
+                    let _ = store.forget_session(session).await;
+                }
             } else if shaking
                 && response.status() == StatusCode::ACCEPTED
                 && let Some(alone) = in_flight.alone_after_handshake()
@@ -372,7 +380,10 @@ impl Front {
                 .and_then(|value| value.to_str().ok())
                 .map(str::to_owned)
         {
-            return self.admit(new, principal, handshake.unwrap_or_default(), response);
+            let handshake = handshake.unwrap_or_default();
+            self.keep_in_store(&new, principal.as_deref(), &handshake)
+                .await;
+            return self.admit(new, principal, handshake, response);
         }
         match in_flight {
             Some(in_flight) => response.map(|body| Guarded::boxed(body, in_flight)),
@@ -391,7 +402,13 @@ impl Front {
         shaking: bool,
         deleting: bool,
     ) -> Option<sessions::InFlight> {
-        let (mut in_flight, handshake) = self.sessions.enter(session, principal, shaking)?;
+        let (mut in_flight, handshake) = match self.sessions.enter(session, principal, shaking) {
+            Some(entered) => entered,
+            None => {
+                self.restore(session, principal).await?;
+                self.sessions.enter(session, principal, shaking)?
+            }
+        };
         if deleting {
             in_flight.share().await;
         } else if !in_flight
@@ -401,6 +418,66 @@ impl Front {
             return None;
         }
         Some(in_flight)
+    }
+
+    /// Hold `session`, unknown here, as the run store keeps it (SPEC
+    /// §14.6): another replica shook hands for it. Only for the principal
+    /// it was bound to, whose run is loaded from the store; `None` when the
+    /// store is away, holds no such session, or holds another's.
+    async fn restore(&self, session: &str, principal: Option<&str>) -> Option<()> {
+        let store = self.hub.store.as_ref()?;
+        let _one = self.restoring.lock().await;
+        if self.sessions.knows(session) {
+            return Some(());
+        }
+        let (hello, owner, run) = store.session(session).await.ok()??;
+        if owner != principal.unwrap_or_default() {
+            return None;
+        }
+        let hello: InitializeRequestParams = serde_json::from_str(&hello).ok()?;
+        let slot = self.hub.stored_run(&run, Some(&owner)).await.ok()??;
+        let handshake = Handshake::default();
+        handshake.keep(slot, hello);
+        let evicted = self
+            .sessions
+            .hold_asleep(session.to_owned(), principal.map(str::to_owned), handshake)
+            .ok()?;
+        if let Some(id) = evicted {
+            let manager = Arc::clone(&self.manager);
+            tokio::spawn(async move {
+                let _ = manager.close_session(&SessionId::from(id.as_str())).await;
+            });
+        }
+        Some(())
+    }
+
+    /// Keep the handshake session `id` in the run store, when there is
+    /// one, so that any replica can restore it (SPEC §14.6).
+    async fn keep_in_store(&self, id: &str, principal: Option<&str>, handshake: &Handshake) {
+        let Some(store) = self.hub.store.as_ref() else {
+            return;
+        };
+        let (Some(hello), Some(run)) = (handshake.hello(), handshake.run()) else {
+            return;
+        };
+        let Some(handle) = crate::runs::lock(&run)
+            .ok()
+            .and_then(|state| state.kept.as_ref().map(|kept| kept.handle.clone()))
+        else {
+            return;
+        };
+        let Ok(hello) = serde_json::to_string(&hello) else {
+            return;
+        };
+        if let Err(reason) = store
+            .keep_session(id, &hello, principal.unwrap_or_default(), &handle)
+            .await
+        {
+            warn(&format!(
+                "handshake session {id} could not be kept in the run store at {} ({reason}): only this replica serves it",
+                store.name()
+            ));
+        }
     }
 
     /// Whether a request without a session that says `peek` would start a
@@ -693,6 +770,7 @@ pub(crate) async fn serve(
         limits: Arc::clone(&limits),
         draining: AtomicBool::new(false),
         in_flight: Arc::new(AtomicUsize::new(0)),
+        restoring: tokio::sync::Mutex::new(()),
     });
     // SIGHUP reads the JWT key set again.
     #[cfg(unix)]

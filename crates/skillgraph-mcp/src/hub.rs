@@ -12,8 +12,9 @@ use skillgraph::RecordWriter;
 use skillgraph::skill_session::{Graph, Session, SessionConfig};
 
 use crate::ServeError;
+use crate::doorway;
 use crate::record::RecordSink;
-use crate::runs::{Runs, Slot, State, mint_handle};
+use crate::runs::{Kept, Runs, Slot, State, lock, mint_handle};
 use crate::skill_files::SkillFiles;
 use crate::spans::Tracing;
 use crate::store::Store;
@@ -80,6 +81,47 @@ impl Hub {
     pub(crate) fn with_store(mut self, store: Option<Store>) -> Self {
         self.store = store.map(Arc::new);
         self
+    }
+
+    /// The run the shared store holds under `handle`, rebuilt in a slot of
+    /// its own (not held in the table of runs): `None` without a store,
+    /// when the store holds no such run, or when `principal` is given and
+    /// the run is another's (`Some("")`: the anonymous principal's).
+    ///
+    /// # Errors
+    ///
+    /// When the store cannot be reached, or holds the run on another map
+    /// or as no record this graph rebuilds.
+    pub(crate) async fn stored_run(
+        &self,
+        handle: &str,
+        principal: Option<&str>,
+    ) -> Result<Option<Slot>, ErrorData> {
+        let Some(store) = &self.store else {
+            return Ok(None);
+        };
+        let loaded = store
+            .load(handle)
+            .await
+            .map_err(|err| doorway::not_loaded(store, err))?;
+        let Some(loaded) = loaded.filter(|loaded| principal.is_none_or(|p| loaded.principal == p))
+        else {
+            return Ok(None);
+        };
+        if loaded.map != store.map() {
+            return Err(doorway::another_map(handle, &loaded.map, store.map()));
+        }
+        let (slot, _) = self.new_run()?;
+        {
+            let mut state = lock(&slot)?;
+            state.kept = Some(Kept::new(
+                Arc::clone(store),
+                handle.to_owned(),
+                loaded.principal.clone(),
+            ));
+            state.rebuild(Some(loaded))?;
+        }
+        Ok(Some(slot))
     }
 
     /// A run not started yet, with its record: over stdio in the record

@@ -18,7 +18,7 @@ use rmcp::ErrorData;
 
 use crate::doorway;
 use crate::hub::Hub;
-use crate::runs::{Generation, Kept, lock};
+use crate::runs::Generation;
 use crate::store::Store;
 use crate::warn;
 
@@ -73,10 +73,7 @@ async fn round(hub: &Hub, store: &Arc<Store>, registered: &AtomicBool) {
     }
     // The store answers again: what could not be closed is closed now.
     for (run, call) in store.take_held_closes() {
-        if close(hub, store, &run, call, STORE_UNREACHABLE)
-            .await
-            .is_err()
-        {
+        if close(hub, &run, call, STORE_UNREACHABLE).await.is_err() {
             store.hold_closes(&run, &[call]);
         }
     }
@@ -103,7 +100,7 @@ pub(crate) async fn close_all(
     };
     let mut all = true;
     for (run, call) in open {
-        if let Err(err) = close(hub, store, &run, call, reason).await {
+        if let Err(err) = close(hub, &run, call, reason).await {
             all = false;
             warn(&format!(
                 "call {call} of run {run}, left open by replica {id}, could not be closed yet: {}",
@@ -116,33 +113,10 @@ pub(crate) async fn close_all(
 
 /// Close call `call` of `run` for `reason`, on the run as the store holds
 /// it: nothing when the run or the call is gone.
-async fn close(
-    hub: &Hub,
-    store: &Arc<Store>,
-    run: &str,
-    call: u64,
-    reason: &'static str,
-) -> Result<(), ErrorData> {
-    let loaded = store
-        .load(run)
-        .await
-        .map_err(|err| doorway::not_loaded(store, err))?;
-    let Some(loaded) = loaded else {
+async fn close(hub: &Hub, run: &str, call: u64, reason: &'static str) -> Result<(), ErrorData> {
+    let Some(slot) = hub.stored_run(run, None).await? else {
         return Ok(());
     };
-    if loaded.map != store.map() {
-        return Err(doorway::another_map(run, &loaded.map, store.map()));
-    }
-    let (slot, _) = hub.new_run()?;
-    {
-        let mut state = lock(&slot)?;
-        state.kept = Some(Kept::new(
-            Arc::clone(store),
-            run.to_owned(),
-            loaded.principal.clone(),
-        ));
-        state.rebuild(Some(loaded))?;
-    }
     doorway::step(&slot, Generation::Sessionless, (), |run, ()| {
         run.lost(call, reason)
     })

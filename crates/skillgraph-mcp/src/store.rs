@@ -658,6 +658,78 @@ impl Store {
         Ok(false)
     }
 
+    /// Keep the handshake session `id` (SPEC §14.6): its client's
+    /// `initialize` params as JSON, its principal's binding and its run's
+    /// handle, for as long as a run lives.
+    ///
+    /// # Errors
+    ///
+    /// Why the store could not be asked.
+    pub(crate) async fn keep_session(
+        &self,
+        id: &str,
+        hello: &str,
+        principal: &str,
+        run: &str,
+    ) -> Result<(), String> {
+        let mut connection = self.connection.clone();
+        let key = format!("{}:sess:{{{id}}}", self.prefix);
+        let ttl = u64::try_from(self.ttl.as_millis())
+            .unwrap_or(u64::MAX)
+            .max(1);
+        self.round(
+            redis::pipe()
+                .atomic()
+                .hset_multiple(
+                    &key,
+                    &[("init", hello), ("principal", principal), ("run", run)],
+                )
+                .ignore()
+                .pexpire(&key, i64::try_from(ttl).unwrap_or(i64::MAX))
+                .ignore()
+                .query_async(&mut connection),
+        )
+        .await
+    }
+
+    /// Forget the handshake session `id`, which its client ended.
+    ///
+    /// # Errors
+    ///
+    /// Why the store could not be asked.
+    pub(crate) async fn forget_session(&self, id: &str) -> Result<(), String> {
+        let mut connection = self.connection.clone();
+        let key = format!("{}:sess:{{{id}}}", self.prefix);
+        self.round(connection.del(key)).await
+    }
+
+    /// The handshake session `id` as [`Store::keep_session`] kept it:
+    /// `(hello, principal, run)`; `None` when the store holds none.
+    ///
+    /// # Errors
+    ///
+    /// Why the store could not be asked.
+    pub(crate) async fn session(
+        &self,
+        id: &str,
+    ) -> Result<Option<(String, String, String)>, String> {
+        let mut connection = self.connection.clone();
+        let key = format!("{}:sess:{{{id}}}", self.prefix);
+        let fields: HashMap<String, String> = self.round(connection.hgetall(key)).await?;
+        Ok(
+            match (
+                fields.get("init"),
+                fields.get("principal"),
+                fields.get("run"),
+            ) {
+                (Some(hello), Some(principal), Some(run)) => {
+                    Some((hello.clone(), principal.clone(), run.clone()))
+                }
+                _ => None,
+            },
+        )
+    }
+
     /// The replicas registered whose liveness key is gone, this one aside.
     ///
     /// # Errors

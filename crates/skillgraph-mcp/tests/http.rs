@@ -18,7 +18,9 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use skillgraph_mcp::ServeConfig;
 
-use common::plain::{Answer, call, post, post_to, sessionless, texts};
+use common::plain::{
+    Answer, call, in_session, open_session, post, post_to, sessionless, shake_hands, texts,
+};
 use common::{HttpServed, Watcher, desk, one_upstream, scratch};
 
 /// The support desk in front of its upstream, to serve.
@@ -427,25 +429,6 @@ fn a_handshake_session_is_invisible_to_another_principal() {
     assert_eq!(in_session("secret").status, 200);
 }
 
-/// Open a handshake session at `addr`, sending `headers`; its id.
-fn open_session(addr: &str, headers: &[(&str, &str)]) -> String {
-    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"}
-    }});
-    let opened = post(addr, headers, &initialize);
-    assert_eq!(opened.status, 200, "{}", opened.body);
-    opened
-        .head
-        .lines()
-        .find_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            name.eq_ignore_ascii_case("mcp-session-id")
-                .then(|| value.trim().to_owned())
-        })
-        .expect("a session id")
-}
-
 #[test]
 fn handshake_sessions_are_bounded_by_max_runs_and_the_least_recently_used_goes() {
     let served = HttpServed::start(desk_config("http-session-bound"), |http| {
@@ -472,24 +455,6 @@ fn handshake_sessions_are_bounded_by_max_runs_and_the_least_recently_used_goes()
     assert_eq!(status(&second), 404, "pushed out");
     assert_eq!(status(&first), 200);
     assert_eq!(status(&third), 200);
-}
-
-/// The headers of a request in the handshake session `session`.
-fn in_session(session: &str) -> [(&str, &str); 2] {
-    [
-        ("Mcp-Session-Id", session),
-        ("MCP-Protocol-Version", "2025-06-18"),
-    ]
-}
-
-/// Open a handshake session at `addr` and end its handshake with
-/// `notifications/initialized`, after which it sleeps; its id.
-fn shake_hands(addr: &str) -> String {
-    let session = open_session(addr, &[]);
-    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    let answer = post(addr, &in_session(&session), &initialized);
-    assert_eq!(answer.status, 202, "{}", answer.body);
-    session
 }
 
 /// A session that has only shaken hands sleeps (SPEC §9.8: an idle one

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use skillgraph_mcp::{HttpConfig, ServeConfig, StoreConfig, export_records, serve_http_on};
 
-use common::plain::{call, post_to, sessionless, texts};
+use common::plain::{call, in_session, open_session, post, post_to, sessionless, texts};
 use common::redis::Redis;
 use common::upstream::{self, Desk};
 use common::{HttpServed, desk, replays_to_itself, scratch};
@@ -806,4 +806,113 @@ fn a_call_whose_close_could_not_be_stored_is_closed_when_the_store_is_back() {
         );
         std::thread::sleep(Duration::from_millis(200));
     }
+}
+
+/// A DELETE of `/mcp` at `addr` with `headers`: its status.
+fn delete(addr: &str, headers: &[(&str, &str)]) -> u16 {
+    use std::io::Write;
+    let mut stream = std::net::TcpStream::connect(addr).expect("the replica accepts");
+    let mut request = format!("DELETE /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    stream.write_all(request.as_bytes()).expect("sent");
+    let mut raw = String::new();
+    let _ = stream.read_to_string(&mut raw);
+    raw.split_whitespace()
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or(0)
+}
+
+/// A `tools/call` in the handshake session `session` at `addr`, with
+/// `headers` beside the session's: the HTTP status and the result.
+fn call_in_session(
+    addr: &str,
+    session: &str,
+    headers: &[(&str, &str)],
+    tool: &str,
+    arguments: Value,
+) -> (u16, Value) {
+    let mut all = in_session(session).to_vec();
+    all.extend_from_slice(headers);
+    let request = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments}});
+    let answer = post(addr, &all, &request);
+    let result = if answer.status == 200 {
+        answer.json()["result"].clone()
+    } else {
+        Value::Null
+    };
+    (answer.status, result)
+}
+
+#[test]
+fn a_handshake_session_goes_on_on_any_replica_for_its_own_principal_only() {
+    let redis = Redis::start("sessions", &[]);
+    let upstream = upstream::desk(upstream::desk_data());
+    let map = desk_map("replicas-sessions", &upstream);
+    let tokens = scratch("replicas-sessions-tokens").join("tokens");
+    let digest = |token: &str| {
+        use sha2::{Digest, Sha256};
+        Sha256::digest(token.as_bytes())
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect::<String>()
+    };
+    std::fs::write(
+        &tokens,
+        format!("ann {}\nbob {}\n", digest("ann-token"), digest("bob-token")),
+    )
+    .expect("the tokens file");
+    let replicas = replicas(2, &map, &redis, |http| {
+        http.auth_tokens = Some(tokens.clone())
+    });
+    let ann = [("Authorization", "Bearer ann-token")];
+    let bob = [("Authorization", "Bearer bob-token")];
+    let (a, b) = (replicas[0].addr.as_str(), replicas[1].addr.as_str());
+
+    // Ann shakes hands on the first replica.
+    let session = open_session(a, &ann);
+    let mut headers = in_session(&session).to_vec();
+    headers.extend_from_slice(&ann);
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(post(a, &headers, &initialized).status, 202);
+
+    // Bob cannot name it on either replica: an unknown session.
+    for addr in [a, b] {
+        let (status, _) = call_in_session(
+            addr,
+            &session,
+            &bob,
+            "lookup_order",
+            json!({"order_id": 4412}),
+        );
+        assert_eq!(status, 404, "another principal's session is unknown");
+    }
+    // Ann goes on on the second replica: the run moves to refunds there.
+    let (status, moved) =
+        call_in_session(b, &session, &ann, "lookup_order", json!({"order_id": 4412}));
+    assert_eq!(status, 200);
+    assert!(
+        texts(&moved)
+            .iter()
+            .any(|text| text.contains("<skill_content name=\"refunds\">")),
+        "{moved}"
+    );
+    // And on the first again, whose copy is behind: refunds' tool is offered.
+    let (status, refunded) =
+        call_in_session(a, &session, &ann, "issue_refund", json!({"order_id": 4412}));
+    assert_eq!(status, 200);
+    assert_ne!(refunded["isError"], true, "{refunded}");
+    assert_eq!(upstream.calls.load(Ordering::Relaxed), 2);
+    // Ended by its client, it is gone from the store: no replica that
+    // does not hold it can restore it.
+    let key = format!("sg:sess:{{{session}}}");
+    assert_eq!(redis.command(&["EXISTS", &key]).as_deref(), Some(":1"));
+    let mut ending = in_session(&session).to_vec();
+    ending.extend_from_slice(&ann);
+    assert_eq!(delete(b, &ending), 204);
+    assert_eq!(redis.command(&["EXISTS", &key]).as_deref(), Some(":0"));
 }

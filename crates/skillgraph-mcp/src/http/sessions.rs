@@ -149,6 +149,33 @@ impl Sessions {
         }
     }
 
+    /// Hold `id`, a session another replica shook hands for, restored from
+    /// the run store (SPEC §14.6): asleep, so that its first request here
+    /// wakes it with `handshake` replayed. As [`Sessions::hold`].
+    pub(super) fn hold_asleep(
+        &self,
+        id: String,
+        principal: Option<String>,
+        handshake: Handshake,
+    ) -> Result<Option<String>, NoRoom> {
+        let evicted = self.hold(id.clone(), principal, handshake)?;
+        self.set_asleep(&id, true);
+        if let Ok(mut table) = self.table.lock()
+            && let Some(held) = table.get_mut(&id)
+        {
+            held.only_shook = false;
+        }
+        Ok(evicted)
+    }
+
+    /// Whether `session` is held here.
+    pub(super) fn knows(&self, session: &str) -> bool {
+        self.table
+            .lock()
+            .map(|table| table.contains_key(session))
+            .unwrap_or(false)
+    }
+
     /// Forget the sessions idle past the time to live (rmcp has closed the
     /// awake ones), and hold `new` for `principal`, started by
     /// `handshake`: `Ok(Some(id))` when the session `id`

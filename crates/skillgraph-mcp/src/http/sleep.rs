@@ -67,7 +67,7 @@ impl Handshake {
     }
 
     /// The client's `initialize`, once it is kept.
-    fn hello(&self) -> Option<InitializeRequestParams> {
+    pub(crate) fn hello(&self) -> Option<InitializeRequestParams> {
         self.0.get().map(|shaken| shaken.hello.clone())
     }
 }

@@ -158,3 +158,40 @@ pub fn texts(result: &Value) -> Vec<String> {
         })
         .unwrap_or_default()
 }
+
+/// Open a handshake session at `addr`, sending `headers`; its id.
+pub fn open_session(addr: &str, headers: &[(&str, &str)]) -> String {
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}
+    }});
+    let opened = post(addr, headers, &initialize);
+    assert_eq!(opened.status, 200, "{}", opened.body);
+    opened
+        .head
+        .lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| value.trim().to_owned())
+        })
+        .expect("a session id")
+}
+
+/// The headers of a request in the handshake session `session`.
+pub fn in_session(session: &str) -> [(&str, &str); 2] {
+    [
+        ("Mcp-Session-Id", session),
+        ("MCP-Protocol-Version", "2025-06-18"),
+    ]
+}
+
+/// Open a handshake session at `addr` and end its handshake with
+/// `notifications/initialized`, after which it sleeps; its id.
+pub fn shake_hands(addr: &str) -> String {
+    let session = open_session(addr, &[]);
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let answer = post(addr, &in_session(&session), &initialized);
+    assert_eq!(answer.status, 202, "{}", answer.body);
+    session
+}
