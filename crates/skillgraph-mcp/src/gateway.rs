@@ -86,6 +86,17 @@ fn principal_of(context: &RequestContext<RoleServer>) -> Option<String> {
         .map(Principal::binding)
 }
 
+/// The handshake session the request `context` serves belongs to, over
+/// HTTP: its `Mcp-Session-Id`.
+fn session_of(context: &RequestContext<RoleServer>) -> Option<String> {
+    context
+        .extensions
+        .get::<http::request::Parts>()
+        .and_then(|parts| parts.headers.get("mcp-session-id"))
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_owned)
+}
+
 /// The arguments of a call whose body was large, held back from rmcp by
 /// the HTTP front and parsed here, once, when the call needs them
 /// (`Ok(None)`: none were held).
@@ -611,8 +622,15 @@ impl Gateway {
     }
 
     /// Tell the client its tool list changed (the handshake generation:
-    /// the sessionless generation's list never changes, SPEC §9.2).
+    /// the sessionless generation's list never changes, SPEC §9.2). With a
+    /// shared store, through the store: the replica that holds the
+    /// session's stream tells it (this one, or another).
     async fn announce(&self, context: &RequestContext<RoleServer>) {
+        if let (Some(store), Some(session)) = (&self.hub.store, session_of(context))
+            && store.publish_list_changed(&session).await.is_ok()
+        {
+            return;
+        }
         if let Err(err) = context.peer.notify_tool_list_changed().await {
             warn(&format!("could not send tools/list_changed: {err}"));
         }
@@ -705,6 +723,11 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
         context.peer.set_peer_info(request.clone());
+        // With a shared store, another replica's step may change this
+        // session's tool list: it is told here (SPEC §14.6).
+        if let Some(session) = session_of(&context) {
+            self.hub.remember_peer(&session, context.peer.clone());
+        }
         if let Some(Waking(handshake)) = context.extensions.get::<Waking>() {
             // A session that slept after its handshake wakes (the HTTP
             // front's `sleep`): its handshake is replayed, and the run the

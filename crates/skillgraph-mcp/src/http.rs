@@ -772,6 +772,24 @@ pub(crate) async fn serve(
         in_flight: Arc::new(AtomicUsize::new(0)),
         restoring: tokio::sync::Mutex::new(()),
     });
+    // With a shared store: the list_changed hints of the sessions served
+    // here, whichever replica's step changed their list.
+    if let Some(store) = front.hub.store.clone() {
+        let hub = Arc::downgrade(&front.hub);
+        tokio::spawn(async move {
+            store
+                .listen(|session| match hub.upgrade() {
+                    Some(hub) => {
+                        if !session.is_empty() {
+                            hub.list_changed(session);
+                        }
+                        true
+                    }
+                    None => false,
+                })
+                .await;
+        });
+    }
     // SIGHUP reads the JWT key set again.
     #[cfg(unix)]
     if front.tokens.is_some() {

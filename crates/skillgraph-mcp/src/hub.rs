@@ -3,11 +3,13 @@
 //! extension's files, the one stable list of the sessionless generation,
 //! and where runs are kept; and a new run, with its record, made here.
 
+use std::collections::HashMap;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
-use rmcp::ErrorData;
 use rmcp::model::Tool;
+use rmcp::service::Peer;
+use rmcp::{ErrorData, RoleServer};
 use skillgraph::RecordWriter;
 use skillgraph::skill_session::{Graph, Session, SessionConfig};
 
@@ -43,6 +45,10 @@ pub(crate) struct Hub {
     /// The shared store the sessionless runs are kept in (SPEC §14);
     /// `None`: they live in this process only.
     pub(crate) store: Option<Arc<Store>>,
+    /// With a shared store, the handshake sessions served here, by id: the
+    /// peer that tells a session's client its tool list changed, when
+    /// another replica's step changed it (SPEC §14.6).
+    peers: Mutex<HashMap<String, Peer<RoleServer>>>,
 }
 
 impl Hub {
@@ -74,6 +80,7 @@ impl Hub {
             runs,
             tracing,
             store: None,
+            peers: Mutex::default(),
         })
     }
 
@@ -122,6 +129,37 @@ impl Hub {
             state.rebuild(Some(loaded))?;
         }
         Ok(Some(slot))
+    }
+
+    /// Remember `peer`, which serves the handshake session `id` here.
+    pub(crate) fn remember_peer(&self, id: &str, peer: Peer<RoleServer>) {
+        if self.store.is_some()
+            && let Ok(mut peers) = self.peers.lock()
+        {
+            peers.insert(id.to_owned(), peer);
+        }
+    }
+
+    /// Forget the peer of the session `id`, ended or asleep here.
+    pub(crate) fn forget_peer(&self, id: &str) {
+        if let Ok(mut peers) = self.peers.lock() {
+            peers.remove(id);
+        }
+    }
+
+    /// Tell the client of the session `id`, if it is served here, that its
+    /// tool list changed.
+    pub(crate) fn list_changed(&self, id: &str) {
+        let peer = self
+            .peers
+            .lock()
+            .ok()
+            .and_then(|peers| peers.get(id).cloned());
+        if let Some(peer) = peer {
+            tokio::spawn(async move {
+                let _ = peer.notify_tool_list_changed().await;
+            });
+        }
     }
 
     /// A run not started yet, with its record: over stdio in the record

@@ -310,6 +310,8 @@ impl Breaker {
 /// A connection to a run store, shared by every run of one replica.
 pub(crate) struct Store {
     connection: ConnectionManager,
+    /// The client, for the subscription to `list_changed` hints.
+    client: Client,
     /// `HOST:PORT[/DB]`, the store's name in messages.
     name: String,
     prefix: String,
@@ -458,7 +460,7 @@ fn now_ms() -> u64 {
 
 /// Open the store of `config` and check it is fit to keep runs: reachable,
 /// never evicting; a store without an append-only file is warned of.
-async fn connect(config: &StoreConfig) -> Result<(ConnectionManager, String), StoreError> {
+async fn connect(config: &StoreConfig) -> Result<(ConnectionManager, String, Client), StoreError> {
     let name = store_name(&config.url)?;
     let unreachable = |reason: String| StoreError::Unreachable {
         store: name.clone(),
@@ -486,7 +488,7 @@ async fn connect(config: &StoreConfig) -> Result<(ConnectionManager, String), St
         .await
         .map_err(|_| unreachable(format!("no answer within {:?}", config.timeout)))?
         .map_err(|err| unreachable(err.to_string()))?;
-    Ok((connection, name))
+    Ok((connection, name, client))
 }
 
 /// A store setting (`CONFIG GET`); `None` where `CONFIG` is refused.
@@ -515,7 +517,7 @@ impl Store {
         ttl: Duration,
         addr: std::net::SocketAddr,
     ) -> Result<Self, StoreError> {
-        let (mut connection, name) = connect(config).await?;
+        let (mut connection, name, client) = connect(config).await?;
         let _: () = redis::cmd("PING")
             .query_async(&mut connection)
             .await
@@ -566,6 +568,7 @@ impl Store {
         });
         Ok(Store {
             connection,
+            client,
             name,
             prefix: config.prefix.clone(),
             timeout: config.timeout,
@@ -690,6 +693,63 @@ impl Store {
                 .query_async(&mut connection),
         )
         .await
+    }
+
+    /// The channel of the handshake session `id`'s `list_changed` hints.
+    fn events(&self, id: &str) -> String {
+        format!("{}:ev:{{{id}}}", self.prefix)
+    }
+
+    /// Say on the session `id`'s channel that its tool list changed
+    /// (SPEC §14.6): the replica that holds its stream tells its client.
+    ///
+    /// # Errors
+    ///
+    /// Why the store could not be asked.
+    pub(crate) async fn publish_list_changed(&self, id: &str) -> Result<(), String> {
+        let mut connection = self.connection.clone();
+        let _: u64 = self
+            .round(connection.publish(self.events(id), "tools"))
+            .await?;
+        Ok(())
+    }
+
+    /// Hear every session's `list_changed` hints and hand each session's id
+    /// to `heard`, until `heard` says to stop (`false`); the subscription
+    /// made again a second after it breaks.
+    pub(crate) async fn listen(&self, heard: impl Fn(&str) -> bool) {
+        let pattern = format!("{}:ev:*", self.prefix);
+        let prefix = format!("{}:ev:{{", self.prefix);
+        loop {
+            if let Ok(Ok(mut pubsub)) = tokio::time::timeout(
+                self.timeout.max(Duration::from_secs(2)),
+                self.client.get_async_pubsub(),
+            )
+            .await
+                && pubsub.psubscribe(&pattern).await.is_ok()
+            {
+                let mut messages = std::pin::pin!(pubsub.into_on_message());
+                while let Some(message) = std::future::poll_fn(|cx| {
+                    futures_core::Stream::poll_next(messages.as_mut(), cx)
+                })
+                .await
+                {
+                    let id = message
+                        .get_channel_name()
+                        .strip_prefix(&prefix)
+                        .and_then(|rest| rest.strip_suffix('}'));
+                    if let Some(id) = id
+                        && !heard(id)
+                    {
+                        return;
+                    }
+                }
+            }
+            if !heard("") {
+                return;
+            }
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
     }
 
     /// Forget the handshake session `id`, which its client ended.
@@ -1109,7 +1169,7 @@ async fn exported(
     runs: &[String],
     all: bool,
 ) -> Result<Vec<(String, String)>, StoreError> {
-    let (mut connection, name) = connect(config).await?;
+    let (mut connection, name, _) = connect(config).await?;
     let unreachable = |err: redis::RedisError| StoreError::Unreachable {
         store: name.clone(),
         reason: err.to_string(),

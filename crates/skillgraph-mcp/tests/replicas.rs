@@ -916,3 +916,55 @@ fn a_handshake_session_goes_on_on_any_replica_for_its_own_principal_only() {
     assert_eq!(delete(b, &ending), 204);
     assert_eq!(redis.command(&["EXISTS", &key]).as_deref(), Some(":0"));
 }
+
+#[test]
+fn a_step_on_one_replica_tells_the_replica_holding_the_session_s_stream_that_its_list_changed() {
+    let redis = Redis::start("list-changed", &[]);
+    let upstream = upstream::desk(upstream::desk_data());
+    let map = desk_map("replicas-list-changed", &upstream);
+    let replicas = replicas(2, &map, &redis, |_| {});
+    let (a, b) = (replicas[0].addr.as_str(), replicas[1].addr.as_str());
+    let session = common::plain::shake_hands(a);
+
+    // The session's stream, held on the first replica.
+    let (heard, hearing) = std::sync::mpsc::channel();
+    let stream_addr = a.to_owned();
+    let stream_session = session.clone();
+    std::thread::spawn(move || {
+        use std::io::Write;
+        let Ok(mut stream) = std::net::TcpStream::connect(&stream_addr) else {
+            return;
+        };
+        let request = format!(
+            "GET /mcp HTTP/1.1\r\nHost: {stream_addr}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {stream_session}\r\nMCP-Protocol-Version: 2025-06-18\r\n\r\n"
+        );
+        if stream.write_all(request.as_bytes()).is_err() {
+            return;
+        }
+        let _ = stream.set_read_timeout(Some(Duration::from_secs(15)));
+        for line in BufReader::new(stream).lines() {
+            let Ok(line) = line else { return };
+            if line.contains("notifications/tools/list_changed") {
+                let _ = heard.send(());
+                return;
+            }
+        }
+    });
+    // Let the stream open before the step.
+    std::thread::sleep(Duration::from_millis(300));
+    let (status, moved) =
+        call_in_session(b, &session, &[], "lookup_order", json!({"order_id": 4412}));
+    assert_eq!(status, 200);
+    assert!(
+        texts(&moved).iter().any(|text| text.contains("refunds")),
+        "the step changed the active skills: {moved}"
+    );
+    let told = Instant::now();
+    hearing
+        .recv_timeout(Duration::from_secs(5))
+        .expect("the replica holding the stream told its client");
+    assert!(
+        told.elapsed() < Duration::from_secs(2),
+        "within a second or so"
+    );
+}

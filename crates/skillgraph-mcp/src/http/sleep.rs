@@ -155,6 +155,9 @@ impl Manager {
         // As rmcp's service serves a session: until it ends, then closed.
         tokio::spawn(async move {
             if let Ok(service) = serve_server_with_ct(gateway, transport, cancel).await {
+                // The replayed handshake came from no HTTP request: the
+                // session's peer is remembered here (SPEC §14.6).
+                manager.hub.remember_peer(&session, service.peer().clone());
                 let _ = served.send(());
                 let _ = service.waiting().await;
             }
@@ -199,6 +202,7 @@ impl SessionManager for Manager {
     /// ended; every other end is the session's, which the front forgets.
     async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
         let closed = self.inner.close_session(id).await;
+        self.hub.forget_peer(id);
         match self.falling().remove(id) {
             Some(ended) => {
                 let _ = ended.send(());
