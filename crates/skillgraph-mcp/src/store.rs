@@ -518,13 +518,14 @@ impl Store {
         addr: std::net::SocketAddr,
     ) -> Result<Self, StoreError> {
         let (mut connection, name, client) = connect(config).await?;
+        let unreachable = |err: redis::RedisError| StoreError::Unreachable {
+            store: name.clone(),
+            reason: err.to_string(),
+        };
         let _: () = redis::cmd("PING")
             .query_async(&mut connection)
             .await
-            .map_err(|err| StoreError::Unreachable {
-                store: name.clone(),
-                reason: err.to_string(),
-            })?;
+            .map_err(unreachable)?;
         match setting(&mut connection, "maxmemory-policy").await {
             Some(policy) if policy != "noeviction" => {
                 return Err(StoreError::Evicts {
@@ -548,10 +549,7 @@ impl Store {
                 .arg("server")
                 .query_async(&mut connection)
                 .await
-                .map_err(|err| StoreError::Unreachable {
-                    store: name.clone(),
-                    reason: err.to_string(),
-                })?;
+                .map_err(unreachable)?;
             let version = server_version(&info);
             if !waits_for_aof(&version) {
                 return Err(StoreError::NoFsync {

@@ -17,9 +17,9 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use skillgraph_mcp::{HttpConfig, ServeConfig, serve_http_on};
+use skillgraph_mcp::{HttpConfig, ServeConfig};
 
-use common::{HttpServed, desk, one_upstream, scratch, upstream};
+use common::{HttpServed, desk, one_upstream, scratch, serve_until_stdin_closes, upstream};
 
 /// The tests that measure a process, or time a client, run one at a time:
 /// two cores are not shared with another attack.
@@ -61,9 +61,7 @@ fn front_door_child() {
     let name = settings["name"].as_str().unwrap_or("child");
     let config = ServeConfig::new(desk(name, one_upstream(), |_| {}));
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
-    let addr = listener.local_addr().expect("an address");
-    listener.set_nonblocking(true).expect("non-blocking");
-    let mut http = HttpConfig::new(addr);
+    let mut http = HttpConfig::new(listener.local_addr().expect("an address"));
     if let Some(tokens) = settings["tokens"].as_str() {
         http.auth_tokens = Some(PathBuf::from(tokens));
     }
@@ -76,26 +74,7 @@ fn front_door_child() {
     if let Some(quota) = settings["max_runs_per_principal"].as_u64() {
         http.max_runs_per_principal = Some(usize::try_from(quota).unwrap_or(usize::MAX));
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime");
-    runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::from_std(listener).expect("the listener");
-        println!("serving at {addr}");
-        let shutdown = async {
-            // Until the parent closes standard input.
-            let _ = tokio::task::spawn_blocking(|| {
-                let mut sink = Vec::new();
-                let _ = std::io::stdin().read_to_end(&mut sink);
-            })
-            .await;
-        };
-        serve_http_on(&config, &http, listener, shutdown)
-            .await
-            .expect("serve runs");
-    });
+    serve_until_stdin_closes(&config, &http, listener);
 }
 
 /// `serve --http` as a child process of this test binary.

@@ -15,13 +15,13 @@ use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams, ResourceContents};
 use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 use skillgraph_mcp::ServeConfig;
 
 use common::plain::{
-    Answer, call, in_session, open_session, post, post_to, sessionless, shake_hands, texts,
+    Answer, call, handle_of, in_session, open_session, post, post_to, sessionless, shake_hands,
+    texts,
 };
-use common::{HttpServed, Watcher, desk, one_upstream, scratch};
+use common::{HttpServed, Watcher, desk, one_upstream, scratch, sha256_hex};
 
 /// The support desk in front of its upstream, to serve.
 fn desk_config(name: &str) -> ServeConfig {
@@ -262,14 +262,6 @@ fn a_run_is_invisible_to_another_principal_and_the_answer_is_the_unknown_one() {
         &ann,
     );
     assert_ne!(own["isError"], true, "{own}");
-}
-
-/// The SHA-256 of `text` in hexadecimal, as `sha256sum` prints it.
-fn sha256_hex(text: &str) -> String {
-    Sha256::digest(text.as_bytes())
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
 }
 
 #[test]
@@ -570,11 +562,7 @@ fn the_run_handle_is_mirrored_in_a_header_and_a_header_that_disagrees_is_refused
             "{tool}"
         );
     }
-    let first = call(addr, "lookup_order", json!({"order_id": 4412}), &[]);
-    let handle = first["_meta"]["skillgraph/run"]
-        .as_str()
-        .expect("a handle")
-        .to_owned();
+    let handle = handle_of(&call(addr, "lookup_order", json!({"order_id": 4412}), &[]));
     // The same handle in both: served.
     let agreed = call(
         addr,

@@ -10,11 +10,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use jsonwebtoken::{Algorithm, EncodingKey, Header, encode};
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 use skillgraph_mcp::{JwtConfig, ServeConfig};
 
-use common::plain::{call, sessionless};
-use common::{HttpServed, desk, one_upstream, scratch};
+use common::plain::{call, handle_of, sessionless};
+use common::{HttpServed, desk, one_upstream, scratch, tokens_file};
 
 /// An Ed25519 key made for these tests alone (`openssl genpkey -algorithm
 /// ed25519`): its PKCS #8 DER in base64, and its public half as a JWK.
@@ -133,10 +132,7 @@ fn a_run_is_bound_to_its_principal_and_its_roles() {
         json!({"order_id": 4412}),
         &[("Authorization", &as_support)],
     );
-    let run = first["_meta"]["skillgraph/run"]
-        .as_str()
-        .expect("a handle")
-        .to_owned();
+    let run = handle_of(&first);
     let unknown = call(
         addr,
         "issue_refund",
@@ -163,23 +159,13 @@ fn a_run_is_bound_to_its_principal_and_its_roles() {
 
 #[test]
 fn the_tokens_file_gives_roles_and_other_roles_name_no_run() {
-    let dir = scratch("tokens-roles-file");
-    let digest = |token: &str| {
-        Sha256::digest(token.as_bytes())
-            .iter()
-            .map(|byte| format!("{byte:02x}"))
-            .collect::<String>()
-    };
-    let tokens = dir.join("tokens");
-    std::fs::write(
-        &tokens,
-        format!(
-            "ann {} support\nann {} support,auditor\n",
-            digest("ann-support"),
-            digest("ann-both")
-        ),
-    )
-    .expect("the tokens file");
+    let tokens = tokens_file(
+        "tokens-roles-file",
+        &[
+            ("ann", "ann-support", "support"),
+            ("ann", "ann-both", "support,auditor"),
+        ],
+    );
     let config = ServeConfig::new(desk("tokens-roles", one_upstream(), |_| {}));
     let served = HttpServed::start(config, |http| http.auth_tokens = Some(tokens.clone()));
     let addr = served.addr.as_str();
@@ -189,10 +175,7 @@ fn the_tokens_file_gives_roles_and_other_roles_name_no_run() {
         json!({"order_id": 4412}),
         &[("Authorization", "Bearer ann-support")],
     );
-    let run = first["_meta"]["skillgraph/run"]
-        .as_str()
-        .expect("a handle")
-        .to_owned();
+    let run = handle_of(&first);
     let other_roles = call(
         addr,
         "issue_refund",

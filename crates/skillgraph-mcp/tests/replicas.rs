@@ -17,10 +17,10 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use skillgraph_mcp::{HttpConfig, ServeConfig, StoreConfig, export_records, serve_http_on};
 
-use common::plain::{call, in_session, open_session, post, post_to, sessionless, texts};
+use common::plain::{call, handle_of, in_session, open_session, post, post_to, sessionless, texts};
 use common::redis::Redis;
 use common::upstream::{self, Desk};
-use common::{HttpServed, desk, replays_to_itself, scratch};
+use common::{HttpServed, desk, replays_to_itself, scratch, serve_until_stdin_closes, tokens_file};
 
 /// The support desk in front of `upstream`, to serve.
 fn desk_map(name: &str, upstream: &Desk) -> PathBuf {
@@ -45,14 +45,6 @@ fn replicas(
             })
         })
         .collect()
-}
-
-/// The handle a run's first answer gives.
-fn handle_of(result: &Value) -> String {
-    result["_meta"]["skillgraph/run"]
-        .as_str()
-        .unwrap_or_else(|| panic!("a handle in {result}"))
-        .to_owned()
 }
 
 /// The record the store holds of `run`.
@@ -226,19 +218,10 @@ fn another_principal_s_handle_is_answered_as_an_unknown_run_on_every_replica() {
     let redis = Redis::start("principals", &[]);
     let upstream = upstream::desk(upstream::desk_data());
     let map = desk_map("replicas-principals", &upstream);
-    let tokens = scratch("replicas-principals-tokens").join("tokens");
-    let digest = |token: &str| {
-        use sha2::{Digest, Sha256};
-        Sha256::digest(token.as_bytes())
-            .iter()
-            .map(|byte| format!("{byte:02x}"))
-            .collect::<String>()
-    };
-    std::fs::write(
-        &tokens,
-        format!("ann {}\nbob {}\n", digest("ann-token"), digest("bob-token")),
-    )
-    .expect("the tokens file");
+    let tokens = tokens_file(
+        "replicas-principals-tokens",
+        &[("ann", "ann-token", ""), ("bob", "bob-token", "")],
+    );
     let replicas = replicas(2, &map, &redis, |http| {
         http.auth_tokens = Some(tokens.clone())
     });
@@ -502,32 +485,12 @@ fn replica_child() {
     let settings: Value = serde_json::from_str(&settings).expect("settings are JSON");
     let map = PathBuf::from(settings["map"].as_str().expect("a map"));
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
-    let addr = listener.local_addr().expect("an address");
-    listener.set_nonblocking(true).expect("non-blocking");
-    let mut http = HttpConfig::new(addr);
+    let mut http = HttpConfig::new(listener.local_addr().expect("an address"));
     let mut store = StoreConfig::new(settings["store"].as_str().expect("a store"));
     store.replica = settings["replica"].as_str().map(str::to_owned);
     http.store = Some(store);
     http.drain_grace = Duration::ZERO;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime");
-    runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::from_std(listener).expect("the listener");
-        println!("serving at {addr}");
-        let shutdown = async {
-            let _ = tokio::task::spawn_blocking(|| {
-                let mut sink = Vec::new();
-                let _ = std::io::stdin().read_to_end(&mut sink);
-            })
-            .await;
-        };
-        serve_http_on(&ServeConfig::new(&map), &http, listener, shutdown)
-            .await
-            .expect("serve runs");
-    });
+    serve_until_stdin_closes(&ServeConfig::new(&map), &http, listener);
 }
 
 /// A replica in a process of its own ([`replica_child`]).
@@ -853,19 +816,10 @@ fn a_handshake_session_goes_on_on_any_replica_for_its_own_principal_only() {
     let redis = Redis::start("sessions", &[]);
     let upstream = upstream::desk(upstream::desk_data());
     let map = desk_map("replicas-sessions", &upstream);
-    let tokens = scratch("replicas-sessions-tokens").join("tokens");
-    let digest = |token: &str| {
-        use sha2::{Digest, Sha256};
-        Sha256::digest(token.as_bytes())
-            .iter()
-            .map(|byte| format!("{byte:02x}"))
-            .collect::<String>()
-    };
-    std::fs::write(
-        &tokens,
-        format!("ann {}\nbob {}\n", digest("ann-token"), digest("bob-token")),
-    )
-    .expect("the tokens file");
+    let tokens = tokens_file(
+        "replicas-sessions-tokens",
+        &[("ann", "ann-token", ""), ("bob", "bob-token", "")],
+    );
     let replicas = replicas(2, &map, &redis, |http| {
         http.auth_tokens = Some(tokens.clone())
     });

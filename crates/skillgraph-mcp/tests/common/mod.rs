@@ -36,6 +36,60 @@ pub fn map_folder(name: &str, map: &Value) -> PathBuf {
     dir
 }
 
+/// The SHA-256 of `text`, in hexadecimal, as a tokens file holds a token.
+pub fn sha256_hex(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+/// An `--auth-tokens` file in a folder named `name`: a line per
+/// `(principal, token, roles)` (`roles` may be empty).
+pub fn tokens_file(name: &str, lines: &[(&str, &str, &str)]) -> PathBuf {
+    let file = scratch(name).join("tokens");
+    let text: String = lines
+        .iter()
+        .map(|(principal, token, roles)| format!("{principal} {} {roles}\n", sha256_hex(token)))
+        .collect();
+    std::fs::write(&file, text).expect("the tokens file is written");
+    file
+}
+
+/// Serve `config` over HTTP as `http` says on `listener` (bound, not yet
+/// non-blocking), in this process, until standard input closes: what a
+/// test's child process runs, after saying `serving at ADDR` on standard
+/// output for its parent.
+pub fn serve_until_stdin_closes(
+    config: &ServeConfig,
+    http: &HttpConfig,
+    listener: std::net::TcpListener,
+) {
+    let addr = listener.local_addr().expect("an address");
+    listener.set_nonblocking(true).expect("non-blocking");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::from_std(listener).expect("the listener");
+        println!("serving at {addr}");
+        let shutdown = async {
+            let _ = tokio::task::spawn_blocking(|| {
+                use std::io::Read;
+                let mut sink = Vec::new();
+                let _ = std::io::stdin().read_to_end(&mut sink);
+            })
+            .await;
+        };
+        serve_http_on(config, http, listener, shutdown)
+            .await
+            .expect("serve runs");
+    });
+}
+
 /// An empty folder, unique to this process: `name` names the test.
 pub fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("skillgraph-mcp-{}-{name}", std::process::id()));

@@ -195,3 +195,11 @@ pub fn shake_hands(addr: &str) -> String {
     assert_eq!(answer.status, 202, "{}", answer.body);
     session
 }
+
+/// The handle a run's first answer gives (`_meta["skillgraph/run"]`).
+pub fn handle_of(result: &Value) -> String {
+    result["_meta"]["skillgraph/run"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a handle in {result}"))
+        .to_owned()
+}
