@@ -91,6 +91,10 @@ pub(crate) async fn step<I: Clone, T>(
             kept.stale = true;
             (answered, events, kept.seq, kept.principal.clone())
         };
+        let era = match generation {
+            Generation::Handshake => "handshake",
+            Generation::Sessionless => "sessionless",
+        };
         if events.is_empty() {
             // A step that records nothing still reads the run: it must be
             // the stored run.
@@ -119,6 +123,7 @@ pub(crate) async fn step<I: Clone, T>(
             id: &id,
             lines: &lines,
             principal: &principal,
+            era,
             opens: &opens,
             closes: &closes,
         };
@@ -166,11 +171,7 @@ fn calls_of(events: &[Event]) -> (Vec<u64>, Vec<u64>) {
 
 /// The step landed as the run's step `seq`: its `events` go to the copy's
 /// record, and the copy is the store's again.
-fn settle(
-    slot: &Slot,
-    events: Vec<skillgraph::skill_session::Event>,
-    seq: u64,
-) -> Result<(), ErrorData> {
+fn settle(slot: &Slot, events: Vec<Event>, seq: u64) -> Result<(), ErrorData> {
     let mut state = lock(slot)?;
     state.record.append(events);
     if let Some(kept) = state.kept.as_mut() {

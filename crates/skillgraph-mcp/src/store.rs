@@ -226,6 +226,8 @@ pub(crate) struct Step<'s> {
     pub(crate) id: &'s str,
     pub(crate) lines: &'s str,
     pub(crate) principal: &'s str,
+    /// `handshake` or `sessionless`: the generation the run started in.
+    pub(crate) era: &'s str,
     pub(crate) opens: &'s [u64],
     pub(crate) closes: &'s [u64],
 }
@@ -904,6 +906,7 @@ impl Store {
             id: step,
             lines,
             principal,
+            era,
             opens,
             closes,
         } = *step;
@@ -919,7 +922,7 @@ impl Store {
             .arg(lines)
             .arg(principal)
             .arg(&self.map)
-            .arg("sessionless")
+            .arg(era)
             .arg(now_ms())
             .arg(
                 u64::try_from(self.ttl.as_millis())
