@@ -550,7 +550,9 @@ async fn serve_http_with(
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), ServeError> {
     if let (Some(store), Some(_)) = (&http.store, &config.record) {
-        return Err(ServeError::RecordWithStore(store.url.clone()));
+        return Err(ServeError::RecordWithStore(store::without_credentials(
+            &store.url,
+        )));
     }
     let prepared = fitted(config, entry.prepared, false).await?;
     let upstreams = Arc::clone(&prepared.upstreams);

@@ -181,7 +181,7 @@ pub enum StoreError {
     },
     /// The store holds no run of that handle.
     #[error(
-        "the run store at {store} holds no run {run} (it may have expired: a run lives until --run-ttl after its last step); `skillgraph record export --all` lists what it holds"
+        "the run store at {store} holds no run {run} (it may have expired: a run lives until --run-ttl after its last step); `skillgraph record export --all --out DIR` writes every run it holds"
     )]
     UnknownRun {
         /// `HOST:PORT[/DB]`.
@@ -400,8 +400,8 @@ fn waits_for_aof(version: &str) -> bool {
     }
 }
 
-/// `url` with any `USER:PASS@` taken out.
-fn without_credentials(url: &str) -> String {
+/// `url` with any `USER:PASS@` taken out: how a store's address is said.
+pub(crate) fn without_credentials(url: &str) -> String {
     match (url.find("://"), url.rfind('@')) {
         (Some(scheme), Some(at)) if at > scheme => {
             format!("{}{}", &url[..scheme + 3], &url[at + 1..])

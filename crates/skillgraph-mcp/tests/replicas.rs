@@ -922,3 +922,25 @@ fn a_step_on_one_replica_tells_the_replica_holding_the_session_s_stream_that_its
         "within a second or so"
     );
 }
+
+#[test]
+fn a_record_folder_with_a_shared_store_is_refused_naming_the_store_without_its_password() {
+    let upstream = upstream::desk(upstream::desk_data());
+    let map = desk_map("replicas-record-folder", &upstream);
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let refused = runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("a port");
+        let mut http = HttpConfig::new(listener.local_addr().expect("bound"));
+        http.store = Some(StoreConfig::new("redis://ann:secret@127.0.0.1:6379/2"));
+        let mut config = ServeConfig::new(&map);
+        config.record = Some(scratch("replicas-record-folder-runs"));
+        serve_http_on(&config, &http, listener, async {}).await
+    });
+    let err = refused.expect_err("--record with --store is refused");
+    assert_eq!(err.code(), "store-with-record");
+    let said = err.to_string();
+    assert!(said.contains("redis://127.0.0.1:6379/2"), "{said}");
+    assert!(!said.contains("secret"), "{said}");
+}
