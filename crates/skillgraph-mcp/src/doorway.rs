@@ -25,8 +25,12 @@ use crate::translate;
 use crate::warn;
 
 /// How many times a step is computed again after another replica's step
-/// came first, before the request fails (SPEC §14.3).
+/// came first, before the request fails (SPEC §14.3): before a forward.
 const TRIES: u32 = 8;
+
+/// The same for a step that closes a forwarded call, which ran upstream
+/// already: it is tried until it lands, within reason.
+const CLOSING_TRIES: u32 = 64;
 
 /// Take `slot`'s run under `generation`, take `step` on it with `input`,
 /// append the events the step recorded, then give back what the step
@@ -57,11 +61,15 @@ pub(crate) async fn step<I: Clone, T>(
         }
     };
     let _turn = gate.lock().await;
-    for attempt in 0..TRIES {
-        if attempt > 0 {
+    let mut closing = false;
+    let mut attempt = 0;
+    while attempt < TRIES || (closing && attempt < CLOSING_TRIES) {
+        attempt += 1;
+        if attempt > 1 {
             // Jittered, so that replicas that met do not meet again.
             let jitter = u64::from(crate::store::step_id().as_bytes()[0] % 8);
-            tokio::time::sleep(Duration::from_millis(1 + jitter * u64::from(attempt))).await;
+            let grown = u64::from(attempt.min(TRIES));
+            tokio::time::sleep(Duration::from_millis(1 + jitter * grown)).await;
         }
         let (stale, fresh, seq, store, handle) = {
             let state = lock(slot)?;
@@ -117,6 +125,7 @@ pub(crate) async fn step<I: Clone, T>(
             .collect::<Vec<_>>()
             .join("\n");
         let (opens, closes) = calls_of(&events);
+        closing = !closes.is_empty();
         let id = step_id();
         let landing = Step {
             from,
@@ -146,9 +155,14 @@ pub(crate) async fn step<I: Clone, T>(
             Appended::Gone => return Err(gone(slot)),
         }
     }
+    let what = if closing {
+        "the call ran, and its answer could not be recorded"
+    } else {
+        "nothing was forwarded"
+    };
     Err(ErrorData::internal_error(
         format!(
-            "this run is busy on other replicas; its step was taken {TRIES} times and another came first each time; nothing was forwarded; retry"
+            "this run is busy on other replicas; its step was taken {attempt} times and another came first each time; {what}; retry"
         ),
         None,
     ))
@@ -177,9 +191,24 @@ fn settle(slot: &Slot, events: Vec<Event>, seq: u64) -> Result<(), ErrorData> {
     if let Some(kept) = state.kept.as_mut() {
         kept.seq = seq;
         kept.stale = false;
+        // A session in use lives as long as its run: renewed at most once
+        // a minute, off the answering path.
+        if let Some((session, renewed)) = kept.session.as_mut()
+            && renewed.elapsed() >= RENEW_SESSION
+        {
+            *renewed = std::time::Instant::now();
+            let (store, session) = (std::sync::Arc::clone(&kept.store), session.clone());
+            tokio::spawn(async move {
+                let _ = store.renew_session(&session).await;
+            });
+        }
     }
     Ok(())
 }
+
+/// How often at most a handshake session's time to live in the store is
+/// renewed by its run's steps.
+const RENEW_SESSION: Duration = Duration::from_secs(60);
 
 /// Bring `slot`'s copy, which holds `seq` steps, up to the run `store`
 /// holds under `handle`: the steps since, applied; the whole run, when

@@ -436,6 +436,11 @@ impl Front {
         }
         let hello: InitializeRequestParams = serde_json::from_str(&hello).ok()?;
         let slot = self.hub.stored_run(&run, Some(&owner)).await.ok()??;
+        if let Ok(mut state) = crate::runs::lock(&slot)
+            && let Some(kept) = state.kept.as_mut()
+        {
+            kept.session = Some((session.to_owned(), std::time::Instant::now()));
+        }
         let handshake = Handshake::default();
         handshake.keep(slot, hello);
         let evicted = self
@@ -469,6 +474,11 @@ impl Front {
         let Ok(hello) = serde_json::to_string(&hello) else {
             return;
         };
+        if let Ok(mut state) = crate::runs::lock(&run)
+            && let Some(kept) = state.kept.as_mut()
+        {
+            kept.session = Some((id.to_owned(), std::time::Instant::now()));
+        }
         if let Err(reason) = store
             .keep_session(id, &hello, principal.unwrap_or_default(), &handle)
             .await

@@ -78,6 +78,9 @@ pub(crate) struct Kept {
     /// Taken across a step and its append, so that this replica's steps of
     /// the run go to the store one at a time.
     pub(crate) gate: Arc<tokio::sync::Mutex<()>>,
+    /// The handshake session whose run this is, kept in the store beside
+    /// it, and when its time to live was last renewed here.
+    pub(crate) session: Option<(String, Instant)>,
 }
 
 impl Kept {
@@ -92,6 +95,7 @@ impl Kept {
             stale: false,
             fresh: true,
             gate: Arc::default(),
+            session: None,
         }
     }
 }

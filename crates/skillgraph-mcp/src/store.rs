@@ -752,6 +752,22 @@ impl Store {
         }
     }
 
+    /// Renew the handshake session `id`'s time to live: its run took a
+    /// step.
+    ///
+    /// # Errors
+    ///
+    /// Why the store could not be asked.
+    pub(crate) async fn renew_session(&self, id: &str) -> Result<(), String> {
+        let mut connection = self.connection.clone();
+        let key = format!("{}:sess:{{{id}}}", self.prefix);
+        let ttl = i64::try_from(self.ttl.as_millis())
+            .unwrap_or(i64::MAX)
+            .max(1);
+        let _: bool = self.round(connection.pexpire(key, ttl)).await?;
+        Ok(())
+    }
+
     /// Forget the handshake session `id`, which its client ended.
     ///
     /// # Errors
