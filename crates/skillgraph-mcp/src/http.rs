@@ -323,9 +323,13 @@ impl Front {
         let deleting = parts.method == http::Method::DELETE;
         let mut in_flight = match &session {
             Some(session) => {
-                let in_flight = self
+                let in_flight = match self
                     .enter(session, principal.as_deref(), shaking, deleting)
-                    .await;
+                    .await
+                {
+                    Ok(in_flight) => in_flight,
+                    Err(reason) => return plain(StatusCode::SERVICE_UNAVAILABLE, reason),
+                };
                 if in_flight.is_none() {
                     // Answered by rmcp as an unknown session, after its
                     // Host, Origin and type checks, so that another
@@ -401,13 +405,16 @@ impl Front {
         principal: Option<&str>,
         shaking: bool,
         deleting: bool,
-    ) -> Option<sessions::InFlight> {
-        let (mut in_flight, handshake) = match self.sessions.enter(session, principal, shaking) {
-            Some(entered) => entered,
-            None => {
-                self.restore(session, principal).await?;
-                self.sessions.enter(session, principal, shaking)?
-            }
+    ) -> Result<Option<sessions::InFlight>, String> {
+        let entered = match self.sessions.enter(session, principal, shaking) {
+            Some(entered) => Some(entered),
+            None => match self.restore(session, principal).await? {
+                Some(()) => self.sessions.enter(session, principal, shaking),
+                None => None,
+            },
+        };
+        let Some((mut in_flight, handshake)) = entered else {
+            return Ok(None);
         };
         if deleting {
             in_flight.share().await;
@@ -415,27 +422,51 @@ impl Front {
             .awake(|| Arc::clone(&self.manager).wake(SessionId::from(session), handshake.clone()))
             .await
         {
-            return None;
+            return Ok(None);
         }
-        Some(in_flight)
+        Ok(Some(in_flight))
     }
 
     /// Hold `session`, unknown here, as the run store keeps it (SPEC
     /// §14.6): another replica shook hands for it. Only for the principal
-    /// it was bound to, whose run is loaded from the store; `None` when the
-    /// store is away, holds no such session, or holds another's.
-    async fn restore(&self, session: &str, principal: Option<&str>) -> Option<()> {
-        let store = self.hub.store.as_ref()?;
+    /// it was bound to, whose run is loaded from the store; `Ok(None)`
+    /// without a store, or when it holds no such session or another's.
+    ///
+    /// # Errors
+    ///
+    /// The answer's text (503) when the store cannot be asked: the session
+    /// may well be there, so it is not answered as unknown.
+    async fn restore(&self, session: &str, principal: Option<&str>) -> Result<Option<()>, String> {
+        let Some(store) = self.hub.store.as_ref() else {
+            return Ok(None);
+        };
         let _one = self.restoring.lock().await;
         if self.sessions.knows(session) {
-            return Some(());
+            return Ok(Some(()));
         }
-        let (hello, owner, run) = store.session(session).await.ok()??;
+        let away = |reason: String| {
+            format!(
+                "Service Unavailable: the run store at {} is unreachable ({reason}), and it holds the sessions of every replica; retry",
+                store.name()
+            )
+        };
+        let Some((hello, owner, run)) = store.session(session).await.map_err(away)? else {
+            return Ok(None);
+        };
         if owner != principal.unwrap_or_default() {
-            return None;
+            return Ok(None);
         }
-        let hello: InitializeRequestParams = serde_json::from_str(&hello).ok()?;
-        let slot = self.hub.stored_run(&run, Some(&owner)).await.ok()??;
+        let Ok(hello) = serde_json::from_str::<InitializeRequestParams>(&hello) else {
+            return Ok(None);
+        };
+        let Some(slot) = self
+            .hub
+            .stored_run(&run, Some(&owner))
+            .await
+            .map_err(|err| format!("Service Unavailable: {}", err.message))?
+        else {
+            return Ok(None);
+        };
         if let Ok(mut state) = crate::runs::lock(&slot)
             && let Some(kept) = state.kept.as_mut()
         {
@@ -446,14 +477,14 @@ impl Front {
         let evicted = self
             .sessions
             .hold_asleep(session.to_owned(), principal.map(str::to_owned), handshake)
-            .ok()?;
+            .map_err(|no_room| format!("Service Unavailable: {}", no_room.say()))?;
         if let Some(id) = evicted {
             let manager = Arc::clone(&self.manager);
             tokio::spawn(async move {
                 let _ = manager.close_session(&SessionId::from(id.as_str())).await;
             });
         }
-        Some(())
+        Ok(Some(()))
     }
 
     /// Keep the handshake session `id` in the run store, when there is

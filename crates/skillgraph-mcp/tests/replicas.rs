@@ -946,3 +946,23 @@ fn a_record_folder_with_a_shared_store_is_refused_naming_the_store_without_its_p
     assert!(said.contains("redis://127.0.0.1:6379/2"), "{said}");
     assert!(!said.contains("secret"), "{said}");
 }
+
+#[test]
+fn a_session_another_replica_holds_is_503_not_unknown_while_the_store_is_away() {
+    let mut redis = Redis::start("sessions-away", &[]);
+    let upstream = upstream::desk(upstream::desk_data());
+    let map = desk_map("replicas-sessions-away", &upstream);
+    let replicas = replicas(2, &map, &redis, |_| {});
+    let session = common::plain::shake_hands(&replicas[0].addr);
+    redis.kill();
+    // The second replica cannot ask the store: the session may well be
+    // there, so it is not answered as unknown (404), which would end it.
+    let (status, _) = call_in_session(
+        &replicas[1].addr,
+        &session,
+        &[],
+        "lookup_order",
+        json!({"order_id": 4413}),
+    );
+    assert_eq!(status, 503);
+}
