@@ -22,6 +22,21 @@ use common::redis::Redis;
 use common::upstream::{self, Desk};
 use common::{HttpServed, desk, replays_to_itself, scratch, serve_until_stdin_closes, tokens_file};
 
+/// What most tests stand on, for the test `name`: a store of its own, a
+/// desk upstream answering from `data`, and the desk's map in front of it.
+fn setup(name: &str, data: Value) -> (Redis, Desk, PathBuf) {
+    let redis = Redis::start(name, &[]);
+    let upstream = upstream::desk(data);
+    let map = desk_map(&format!("replicas-{name}"), &upstream);
+    (redis, upstream, map)
+}
+
+/// A tokens file of two principals, ann (`ann-token`) and bob
+/// (`bob-token`), in a folder named `name`.
+fn ann_and_bob(name: &str) -> PathBuf {
+    tokens_file(name, &[("ann", "ann-token", ""), ("bob", "bob-token", "")])
+}
+
 /// The support desk in front of `upstream`, to serve.
 fn desk_map(name: &str, upstream: &Desk) -> PathBuf {
     desk(name, json!({"desk": {"url": upstream.url}}), |_| {})
@@ -102,9 +117,7 @@ fn ready_within(addr: &str, status: u16, limit: Duration) -> Option<Duration> {
 
 #[test]
 fn a_run_goes_on_on_every_replica_in_turn_and_its_stored_record_replays() {
-    let redis = Redis::start("turns", &[]);
-    let upstream = upstream::desk(upstream::desk_data());
-    let map = desk_map("replicas-turns", &upstream);
+    let (redis, upstream, map) = setup("turns", upstream::desk_data());
     let replicas = replicas(3, &map, &redis, |_| {});
     let at = |n: usize| replicas[n % 3].addr.as_str();
 
@@ -176,9 +189,7 @@ fn a_run_goes_on_on_every_replica_in_turn_and_its_stored_record_replays() {
 
 #[test]
 fn steps_of_one_run_taken_on_three_replicas_at_once_all_land_in_one_order() {
-    let redis = Redis::start("at-once", &[]);
-    let upstream = upstream::desk(upstream::desk_data());
-    let map = desk_map("replicas-at-once", &upstream);
+    let (redis, upstream, map) = setup("at-once", upstream::desk_data());
     let replicas = Arc::new(replicas(3, &map, &redis, |_| {}));
     let run = handle_of(&call(
         &replicas[0].addr,
@@ -215,13 +226,8 @@ fn steps_of_one_run_taken_on_three_replicas_at_once_all_land_in_one_order() {
 
 #[test]
 fn another_principal_s_handle_is_answered_as_an_unknown_run_on_every_replica() {
-    let redis = Redis::start("principals", &[]);
-    let upstream = upstream::desk(upstream::desk_data());
-    let map = desk_map("replicas-principals", &upstream);
-    let tokens = tokens_file(
-        "replicas-principals-tokens",
-        &[("ann", "ann-token", ""), ("bob", "bob-token", "")],
-    );
+    let (redis, upstream, map) = setup("principals", upstream::desk_data());
+    let tokens = ann_and_bob("replicas-principals-tokens");
     let replicas = replicas(2, &map, &redis, |http| {
         http.auth_tokens = Some(tokens.clone())
     });
@@ -264,9 +270,7 @@ fn another_principal_s_handle_is_answered_as_an_unknown_run_on_every_replica() {
 
 #[test]
 fn with_the_store_down_nothing_is_forwarded_and_readyz_says_so_until_it_is_back() {
-    let mut redis = Redis::start("outage", &[]);
-    let upstream = upstream::desk(upstream::desk_data());
-    let map = desk_map("replicas-outage", &upstream);
+    let (mut redis, upstream, map) = setup("outage", upstream::desk_data());
     let replicas = replicas(2, &map, &redis, |_| {});
     let run = handle_of(&call(
         &replicas[0].addr,
@@ -351,9 +355,7 @@ fn with_the_store_down_nothing_is_forwarded_and_readyz_says_so_until_it_is_back(
 
 #[test]
 fn a_run_started_on_another_map_is_not_continued() {
-    let redis = Redis::start("maps", &[]);
-    let upstream = upstream::desk(upstream::desk_data());
-    let map = desk_map("replicas-map-a", &upstream);
+    let (redis, upstream, map) = setup("maps", upstream::desk_data());
     let other = desk(
         "replicas-map-b",
         json!({"desk": {"url": upstream.url}}),
@@ -416,9 +418,7 @@ fn a_store_that_evicts_keys_is_refused_at_start() {
 
 #[test]
 fn fsync_durability_is_refused_at_start_by_a_store_without_waitaof() {
-    let redis = Redis::start("fsync", &[]);
-    let upstream = upstream::desk(upstream::desk_data());
-    let map = desk_map("replicas-fsync", &upstream);
+    let (redis, _upstream, map) = setup("fsync", upstream::desk_data());
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
     let started = runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -457,9 +457,7 @@ fn fsync_durability_is_refused_at_start_by_a_store_without_waitaof() {
 
 #[test]
 fn health_is_answered_for_any_host_and_without_a_token() {
-    let redis = Redis::start("health", &[]);
-    let upstream = upstream::desk(upstream::desk_data());
-    let map = desk_map("replicas-health", &upstream);
+    let (redis, _upstream, map) = setup("health", upstream::desk_data());
     let tokens = scratch("replicas-health-tokens").join("tokens");
     std::fs::write(&tokens, format!("ann {}\n", "0".repeat(64))).expect("the tokens file");
     let replicas = replicas(1, &map, &redis, |http| {
@@ -577,12 +575,16 @@ fn closed_for_the_client(record: &str) -> Vec<(u64, String)> {
 
 /// Call the slow `track_parcel` in `run` on `addr` from a thread of its
 /// own, and wait until the upstream has it: the call's step landed.
-fn call_that_hangs(addr: &str, run: &str, upstream: &Desk) -> std::thread::JoinHandle<()> {
+fn call_that_hangs(
+    addr: &str,
+    run: &str,
+    upstream: &Desk,
+) -> std::thread::JoinHandle<Option<common::plain::Answer>> {
     let (addr, run) = (addr.to_owned(), run.to_owned());
     let calls = upstream.calls.load(Ordering::Relaxed);
     let hanging = std::thread::spawn(move || {
-        // Its answer never comes: the replica stops first.
-        let _ = std::panic::catch_unwind(|| {
+        // No answer, when the replica stops first.
+        std::panic::catch_unwind(|| {
             sessionless(
                 &addr,
                 "tools/call",
@@ -590,7 +592,8 @@ fn call_that_hangs(addr: &str, run: &str, upstream: &Desk) -> std::thread::JoinH
                 json!({"name": "track_parcel", "arguments": {"parcel_id": "JD0142", "skillgraph_run": run}}),
                 &[],
             )
-        });
+        })
+        .ok()
     });
     let deadline = Instant::now() + Duration::from_secs(10);
     while upstream.calls.load(Ordering::Relaxed) == calls {
@@ -602,9 +605,7 @@ fn call_that_hangs(addr: &str, run: &str, upstream: &Desk) -> std::thread::JoinH
 
 #[test]
 fn a_call_left_open_by_a_killed_replica_is_closed_by_a_survivor_within_15_s() {
-    let redis = Redis::start("killed", &[]);
-    let upstream = upstream::desk(slow_parcels(60_000));
-    let map = desk_map("replicas-killed", &upstream);
+    let (redis, upstream, map) = setup("killed", slow_parcels(60_000));
     let doomed = Process::start(&map, &redis, "doomed");
     let survivor = &replicas(1, &map, &redis, |_| {})[0];
     let run = handle_of(&call(
@@ -645,9 +646,7 @@ fn a_call_left_open_by_a_killed_replica_is_closed_by_a_survivor_within_15_s() {
 
 #[test]
 fn a_paused_replica_that_wakes_stale_computes_its_step_again_on_the_stored_run() {
-    let redis = Redis::start("paused", &[]);
-    let upstream = upstream::desk(upstream::desk_data());
-    let map = desk_map("replicas-paused", &upstream);
+    let (redis, upstream, map) = setup("paused", upstream::desk_data());
     let sleeper = Process::start(&map, &redis, "sleeper");
     let awake = &replicas(1, &map, &redis, |_| {})[0];
     let run = handle_of(&call(
@@ -688,9 +687,7 @@ fn a_paused_replica_that_wakes_stale_computes_its_step_again_on_the_stored_run()
 
 #[test]
 fn a_replica_that_stops_closes_its_calls_still_open_after_the_drain() {
-    let redis = Redis::start("drain", &[]);
-    let upstream = upstream::desk(slow_parcels(60_000));
-    let map = desk_map("replicas-drain", &upstream);
+    let (redis, upstream, map) = setup("drain", slow_parcels(60_000));
     let stays = replicas(1, &map, &redis, |_| {});
     let stopping = replicas(1, &map, &redis, |http| {
         http.drain_timeout = Duration::from_millis(300);
@@ -714,9 +711,7 @@ fn a_replica_that_stops_closes_its_calls_still_open_after_the_drain() {
 
 #[test]
 fn a_call_whose_close_could_not_be_stored_is_closed_when_the_store_is_back() {
-    let mut redis = Redis::start("unstored-close", &[]);
-    let upstream = upstream::desk(slow_parcels(2_500));
-    let map = desk_map("replicas-unstored-close", &upstream);
+    let (mut redis, upstream, map) = setup("unstored-close", slow_parcels(2_500));
     let replica = &replicas(1, &map, &redis, |_| {})[0];
     let run = handle_of(&call(
         &replica.addr,
@@ -724,28 +719,14 @@ fn a_call_whose_close_could_not_be_stored_is_closed_when_the_store_is_back() {
         json!({"order_id": 4413}),
         &[],
     ));
-    let addr = replica.addr.clone();
-    let calling = {
-        let run = run.clone();
-        std::thread::spawn(move || {
-            sessionless(
-                &addr,
-                "tools/call",
-                Some("track_parcel"),
-                json!({"name": "track_parcel", "arguments": {"parcel_id": "JD0142", "skillgraph_run": run}}),
-                &[],
-            )
-        })
-    };
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while upstream.calls.load(Ordering::Relaxed) < 2 {
-        assert!(Instant::now() < deadline, "the call reached the upstream");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    let calling = call_that_hangs(&replica.addr, &run, &upstream);
     // The call's step is on disk (everysec) before the store goes.
     std::thread::sleep(Duration::from_millis(1200));
     redis.kill();
-    let answer = calling.join().expect("the call is answered");
+    let answer = calling
+        .join()
+        .expect("the calling thread")
+        .expect("the call is answered");
     let error = &answer.json()["error"];
     assert_eq!(error["code"], -32603, "{}", answer.body);
     assert!(
@@ -815,13 +796,8 @@ fn call_in_session(
 
 #[test]
 fn a_handshake_session_goes_on_on_any_replica_for_its_own_principal_only() {
-    let redis = Redis::start("sessions", &[]);
-    let upstream = upstream::desk(upstream::desk_data());
-    let map = desk_map("replicas-sessions", &upstream);
-    let tokens = tokens_file(
-        "replicas-sessions-tokens",
-        &[("ann", "ann-token", ""), ("bob", "bob-token", "")],
-    );
+    let (redis, upstream, map) = setup("sessions", upstream::desk_data());
+    let tokens = ann_and_bob("replicas-sessions-tokens");
     let replicas = replicas(2, &map, &redis, |http| {
         http.auth_tokens = Some(tokens.clone())
     });
@@ -875,9 +851,7 @@ fn a_handshake_session_goes_on_on_any_replica_for_its_own_principal_only() {
 
 #[test]
 fn a_step_on_one_replica_tells_the_replica_holding_the_session_s_stream_that_its_list_changed() {
-    let redis = Redis::start("list-changed", &[]);
-    let upstream = upstream::desk(upstream::desk_data());
-    let map = desk_map("replicas-list-changed", &upstream);
+    let (redis, _upstream, map) = setup("list-changed", upstream::desk_data());
     let replicas = replicas(2, &map, &redis, |_| {});
     let (a, b) = (replicas[0].addr.as_str(), replicas[1].addr.as_str());
     let session = common::plain::shake_hands(a);
@@ -949,9 +923,7 @@ fn a_record_folder_with_a_shared_store_is_refused_naming_the_store_without_its_p
 
 #[test]
 fn a_session_another_replica_holds_is_503_not_unknown_while_the_store_is_away() {
-    let mut redis = Redis::start("sessions-away", &[]);
-    let upstream = upstream::desk(upstream::desk_data());
-    let map = desk_map("replicas-sessions-away", &upstream);
+    let (mut redis, _upstream, map) = setup("sessions-away", upstream::desk_data());
     let replicas = replicas(2, &map, &redis, |_| {});
     let session = common::plain::shake_hands(&replicas[0].addr);
     redis.kill();
