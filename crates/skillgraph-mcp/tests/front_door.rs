@@ -9,7 +9,7 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -19,7 +19,9 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use skillgraph_mcp::{HttpConfig, ServeConfig};
 
-use common::{HttpServed, desk, one_upstream, scratch, serve_until_stdin_closes, upstream};
+use common::{
+    HttpServed, desk, one_upstream, scratch, serve_until_stdin_closes, serving_at, upstream,
+};
 
 /// The tests that measure a process, or time a client, run one at a time:
 /// two cores are not shared with another attack.
@@ -108,18 +110,7 @@ impl Child {
             .stderr(std::fs::File::create(&stderr).expect("a stderr file"))
             .spawn()
             .expect("the child starts");
-        let stdout = process.stdout.take().expect("its stdout");
-        let mut lines = BufReader::new(stdout).lines();
-        let addr = loop {
-            let line = lines
-                .next()
-                .expect("the child says where it serves")
-                .expect("a line");
-            // libtest puts the test's name before it on the line.
-            if let Some((_, addr)) = line.split_once("serving at ") {
-                break addr.trim().to_owned();
-            }
-        };
+        let addr = serving_at(&mut process);
         // The upstream servers are fitted before connections are taken.
         let child = Child {
             process,

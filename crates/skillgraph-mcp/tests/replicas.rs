@@ -20,7 +20,9 @@ use skillgraph_mcp::{HttpConfig, ServeConfig, StoreConfig, export_records, serve
 use common::plain::{call, handle_of, in_session, open_session, post, post_to, sessionless, texts};
 use common::redis::Redis;
 use common::upstream::{self, Desk};
-use common::{HttpServed, desk, replays_to_itself, scratch, serve_until_stdin_closes, tokens_file};
+use common::{
+    HttpServed, desk, replays_to_itself, scratch, serve_until_stdin_closes, serving_at, tokens_file,
+};
 
 /// What most tests stand on, for the test `name`: a store of its own, a
 /// desk upstream answering from `data`, and the desk's map in front of it.
@@ -516,17 +518,7 @@ impl Process {
             .stderr(Stdio::null())
             .spawn()
             .expect("the replica starts");
-        let stdout = child.stdout.take().expect("its stdout");
-        let mut lines = BufReader::new(stdout).lines();
-        let addr = loop {
-            let line = lines
-                .next()
-                .expect("the replica says where")
-                .expect("a line");
-            if let Some((_, addr)) = line.split_once("serving at ") {
-                break addr.trim().to_owned();
-            }
-        };
+        let addr = serving_at(&mut child);
         let process = Process { child, addr };
         let deadline = Instant::now() + Duration::from_secs(30);
         while get(&process.addr, "/readyz").0 != 200 {

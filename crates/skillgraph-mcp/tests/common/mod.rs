@@ -90,6 +90,24 @@ pub fn serve_until_stdin_closes(
     });
 }
 
+/// The address a child process started with [`serve_until_stdin_closes`]
+/// says it serves at, read from its standard output (piped).
+pub fn serving_at(child: &mut std::process::Child) -> String {
+    use std::io::BufRead;
+    let stdout = child.stdout.take().expect("its standard output is piped");
+    let mut lines = std::io::BufReader::new(stdout).lines();
+    loop {
+        let line = lines
+            .next()
+            .expect("the child says where it serves")
+            .expect("a line");
+        // libtest puts the test's name before it on the line.
+        if let Some((_, addr)) = line.split_once("serving at ") {
+            return addr.trim().to_owned();
+        }
+    }
+}
+
 /// An empty folder, unique to this process: `name` names the test.
 pub fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("skillgraph-mcp-{}-{name}", std::process::id()));
