@@ -50,6 +50,9 @@ struct Profile {
     timed: usize,
     /// Runs of 1,000 events for the cache miss.
     misses: usize,
+    /// Whether the fault round runs too: a replica paused, another
+    /// killed, the store stopped.
+    faults: bool,
 }
 
 const SHORT: Profile = Profile {
@@ -58,6 +61,7 @@ const SHORT: Profile = Profile {
     at_once: 16,
     timed: 400,
     misses: 3,
+    faults: false,
 };
 
 const FULL: Profile = Profile {
@@ -66,6 +70,7 @@ const FULL: Profile = Profile {
     at_once: 32,
     timed: 2_000,
     misses: 7,
+    faults: true,
 };
 
 fn main() -> std::process::ExitCode {
@@ -93,7 +98,7 @@ fn run() -> Result<bool, Failure> {
     };
     let scratch = std::env::temp_dir().join(format!("skillgraph-replicas-{}", std::process::id()));
     std::fs::create_dir_all(&scratch)?;
-    let redis = Redis::start(&scratch.join("redis"))?;
+    let mut redis = Redis::start(&scratch.join("redis"))?;
     let desk = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/support-desk");
     let (upstream, upstream_url) = listening(Command::new(&bins.upstream).args([
         "--data".as_ref(),
@@ -110,8 +115,12 @@ fn run() -> Result<bool, Failure> {
     latency(&bins, &map, &redis, &http, profile)?;
     cache_miss(&bins, &map, &redis, &http, profile)?;
     let mut ok = true;
-    for mode in [Mode::Affinity, Mode::RoundRobin] {
-        ok &= scale(&bins, &map, &redis, &http, &scratch, profile, mode)?;
+    let mut modes = vec![Mode::Affinity, Mode::RoundRobin];
+    if profile.faults {
+        modes.push(Mode::Faults);
+    }
+    for mode in modes {
+        ok &= scale(&bins, &map, &mut redis, &http, &scratch, profile, mode)?;
     }
     let _ = std::fs::remove_dir_all(&scratch);
     Ok(ok)
@@ -135,14 +144,35 @@ impl Drop for Killed {
 
 /// A `redis-server` of this binary's own.
 struct Redis {
-    _child: Killed,
+    child: Option<Killed>,
     url: String,
+    port: u16,
+    dir: PathBuf,
 }
 
 impl Redis {
     fn start(dir: &Path) -> Result<Self, Failure> {
         std::fs::create_dir_all(dir)?;
         let port = free_port()?;
+        let mut redis = Redis {
+            child: None,
+            url: format!("redis://127.0.0.1:{port}"),
+            port,
+            dir: dir.to_owned(),
+        };
+        redis.restart()?;
+        Ok(redis)
+    }
+
+    /// Stop it at once (SIGKILL): what its append-only file has not taken
+    /// is lost.
+    fn stop(&mut self) {
+        self.child = None;
+    }
+
+    /// Start it on its port and folder, its append-only file read back.
+    fn restart(&mut self) -> Result<(), Failure> {
+        let (port, dir) = (self.port, &self.dir);
         let child = Command::new("redis-server")
             .args([
                 "--port",
@@ -161,10 +191,7 @@ impl Redis {
             .map_err(|err| {
                 format!("redis-server cannot be started ({err}); `cargo xtask ci` installs it")
             })?;
-        let redis = Redis {
-            _child: Killed(child),
-            url: format!("redis://127.0.0.1:{port}"),
-        };
+        self.child = Some(Killed(child));
         let deadline = Instant::now() + Duration::from_secs(10);
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
             if Instant::now() > deadline {
@@ -172,7 +199,7 @@ impl Redis {
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        Ok(redis)
+        Ok(())
     }
 }
 
@@ -241,6 +268,20 @@ impl Replica {
         })
     }
 
+    /// Its process id, for `kill`.
+    fn pid(&self) -> String {
+        self.child
+            .as_ref()
+            .map_or_else(String::new, |child| child.id().to_string())
+    }
+
+    /// Send it `signal` (`STOP`, `CONT`, `TERM`).
+    fn signal(&self, signal: &str) {
+        let _ = Command::new("kill")
+            .args([&format!("-{signal}"), &self.pid()])
+            .status();
+    }
+
     fn kill(&mut self) {
         if let Some(mut child) = self.child.take() {
             let _ = child.kill();
@@ -251,10 +292,8 @@ impl Replica {
     /// Stop it with SIGTERM, and give back the conflicts it counted: `(landed,
     /// conflicts)`.
     fn stop(&mut self) -> (u64, u64) {
+        self.signal("TERM");
         if let Some(mut child) = self.child.take() {
-            let _ = Command::new("kill")
-                .args(["-TERM", &child.id().to_string()])
-                .status();
             let _ = child.wait();
         }
         // The reader thread takes the last lines.
@@ -523,6 +562,10 @@ enum Mode {
     Affinity,
     /// Each call on the next replica.
     RoundRobin,
+    /// Through HAProxy, with every fault: a replica paused 12 s (SIGSTOP,
+    /// SIGCONT) a quarter of the way, another killed a third of the way,
+    /// the store stopped for 1.5 s half-way and started again.
+    Faults,
 }
 
 /// What a client saw of one run.
@@ -537,7 +580,7 @@ struct Seen {
 fn scale(
     bins: &Bins,
     map: &Path,
-    redis: &Redis,
+    redis: &mut Redis,
     http: &reqwest::blocking::Client,
     scratch: &Path,
     profile: Profile,
@@ -556,7 +599,7 @@ fn scale(
         )?);
     }
     let balancer = match mode {
-        Mode::Affinity => Some(haproxy(scratch, &ports)?),
+        Mode::Affinity | Mode::Faults => Some(haproxy(scratch, &ports)?),
         Mode::RoundRobin => None,
     };
     let front: Vec<String> = match &balancer {
@@ -605,7 +648,10 @@ fn scale(
                                 }
                                 Called::Broken(_) if attempt < 3 => {
                                     mine.reissues += 1;
-                                    std::thread::sleep(Duration::from_millis(100));
+                                    // 250 ms, 1 s, 4 s: past a store's
+                                    // restart and the balancer's checks.
+                                    let wait = 250 * 4u64.pow(attempt);
+                                    std::thread::sleep(Duration::from_millis(wait));
                                 }
                                 Called::Broken(_) => break 'calls,
                             }
@@ -620,12 +666,57 @@ fn scale(
             })
         })
         .collect();
+    let reach = |part: usize| {
+        while done.load(Ordering::Relaxed) < profile.runs / part {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    };
+    let paused = if mode == Mode::Faults {
+        // A quarter of the way, the second replica stops answering for
+        // longer than its liveness key lives.
+        reach(4);
+        replicas[1].signal("STOP");
+        let pid = replicas[1].pid();
+        Some(std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_secs(12));
+            let _ = Command::new("kill").args(["-CONT", &pid]).status();
+        }))
+    } else {
+        None
+    };
     // A third of the way, the last replica dies.
-    while done.load(Ordering::Relaxed) < profile.runs / 3 {
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    reach(3);
     replicas[2].kill();
-    let killed = Instant::now();
+    // The dead replica's set of open calls, watched until a survivor has
+    // closed them all (the set is then gone).
+    let watched = {
+        let (port, set) = (redis.port, format!("sg:rep:{prefix}-2:open"));
+        std::thread::spawn(move || {
+            let killed = Instant::now();
+            while killed.elapsed() < Duration::from_secs(60) {
+                let held = Command::new("redis-cli")
+                    .args(["-p", &port.to_string(), "SCARD", &set])
+                    .output()
+                    .ok()
+                    .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned());
+                if held.as_deref() == Some("0") {
+                    return Some(killed.elapsed());
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            None
+        })
+    };
+    if mode == Mode::Faults {
+        // Half-way, the store stops for a moment.
+        reach(2);
+        redis.stop();
+        std::thread::sleep(Duration::from_millis(1500));
+        redis.restart()?;
+    }
+    if let Some(paused) = paused {
+        paused.join().map_err(|_| "the pausing thread panicked")?;
+    }
     for worker in workers {
         worker.join().map_err(|_| "a client thread panicked")?;
     }
@@ -633,7 +724,9 @@ fn scale(
     // Every call the dead replica left open is closed by a survivor.
     let seen = std::mem::take(&mut *seen.lock().map_err(|_| "the runs seen were lost")?);
     let out = scratch.join(format!("records-{prefix}"));
-    let closed_after = loop {
+    let closed_after = watched.join().map_err(|_| "the watching thread panicked")?;
+    let finished = Instant::now();
+    let all_closed = loop {
         let _ = std::fs::remove_dir_all(&out);
         let status = Command::new(&bins.serve)
             .args(["record", "export", "--store", &redis.url, "--all", "--out"])
@@ -648,10 +741,10 @@ fn scale(
             .map(|run| open_calls(&out.join(format!("{run}.jsonl"))))
             .sum();
         if open == 0 {
-            break Some(killed.elapsed());
+            break true;
         }
-        if killed.elapsed() > Duration::from_secs(20) {
-            break None;
+        if finished.elapsed() > Duration::from_secs(20) {
+            break false;
         }
         std::thread::sleep(Duration::from_millis(250));
     };
@@ -679,14 +772,20 @@ fn scale(
     let reissues: usize = seen.values().map(|saw| saw.reissues).sum();
     let most = seen.values().map(|saw| saw.reissues).max().unwrap_or(0);
     println!(
-        "replicas, scale ({}): {} runs of {} calls, {} at once, one of 3 replicas SIGKILLed a third of the way, in {:.1} s",
+        "replicas, scale ({}): {} runs of {} calls, {} at once, one of 3 replicas SIGKILLed a third of the way{}, in {:.1} s",
         match mode {
             Mode::Affinity => "HAProxy, affinity on the run handle",
             Mode::RoundRobin => "round-robin, every call on another replica",
+            Mode::Faults => "HAProxy, every fault",
         },
         profile.runs,
         profile.calls,
         profile.at_once,
+        if mode == Mode::Faults {
+            ", another SIGSTOPped for 12 s a quarter of the way, the store stopped for 1.5 s half-way"
+        } else {
+            ""
+        },
         elapsed.as_secs_f64()
     );
     println!(
@@ -697,19 +796,23 @@ fn scale(
     println!(
         "  fence conflicts {conflicts} of {landed} steps the survivors landed ({:.2}%; goal ≤ {}%)",
         100.0 * conflicts as f64 / landed.max(1) as f64,
-        if mode == Mode::Affinity { "0.5" } else { "5" }
+        if mode == Mode::RoundRobin { "5" } else { "0.5" }
     );
     match closed_after {
         Some(after) => println!(
-            "  every call closed {:.1} s after the kill (goal ≤ 15 s)",
+            "  every call of the killed replica closed {:.1} s after the kill (goal ≤ 15 s)",
             after.as_secs_f64()
         ),
-        None => println!("  calls still open 20 s after the kill"),
+        None => println!("  the killed replica's calls still open 60 s after the kill"),
+    }
+    if !all_closed {
+        println!("  calls still open in the exported records 20 s after the round");
     }
     Ok(completed == profile.runs
         && seen.len() == profile.runs
         && lost == 0
         && replaying == seen.len()
+        && all_closed
         && closed_after.is_some_and(|after| after <= Duration::from_secs(15)))
 }
 
