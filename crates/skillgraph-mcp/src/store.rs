@@ -643,7 +643,7 @@ impl Store {
         if renewed.is_some() {
             return Ok(true);
         }
-        let reps = format!("{}:reps", self.prefix);
+        let reps = self.reps_key();
         let _: () = self
             .round(
                 redis::pipe()
@@ -676,7 +676,7 @@ impl Store {
         run: &str,
     ) -> Result<(), String> {
         let mut connection = self.connection.clone();
-        let key = format!("{}:sess:{{{id}}}", self.prefix);
+        let key = self.session_key(id);
         let ttl = u64::try_from(self.ttl.as_millis())
             .unwrap_or(u64::MAX)
             .max(1);
@@ -760,7 +760,7 @@ impl Store {
     /// Why the store could not be asked.
     pub(crate) async fn renew_session(&self, id: &str) -> Result<(), String> {
         let mut connection = self.connection.clone();
-        let key = format!("{}:sess:{{{id}}}", self.prefix);
+        let key = self.session_key(id);
         let ttl = i64::try_from(self.ttl.as_millis())
             .unwrap_or(i64::MAX)
             .max(1);
@@ -775,7 +775,7 @@ impl Store {
     /// Why the store could not be asked.
     pub(crate) async fn forget_session(&self, id: &str) -> Result<(), String> {
         let mut connection = self.connection.clone();
-        let key = format!("{}:sess:{{{id}}}", self.prefix);
+        let key = self.session_key(id);
         self.round(connection.del(key)).await
     }
 
@@ -790,7 +790,7 @@ impl Store {
         id: &str,
     ) -> Result<Option<(String, String, String)>, String> {
         let mut connection = self.connection.clone();
-        let key = format!("{}:sess:{{{id}}}", self.prefix);
+        let key = self.session_key(id);
         let fields: HashMap<String, String> = self.round(connection.hgetall(key)).await?;
         Ok(
             match (
@@ -813,7 +813,7 @@ impl Store {
     /// Why the store could not be asked.
     pub(crate) async fn dead_replicas(&self) -> Result<Vec<String>, String> {
         let mut connection = self.connection.clone();
-        let reps = format!("{}:reps", self.prefix);
+        let reps = self.reps_key();
         let ids: Vec<String> = self.round(connection.smembers(reps)).await?;
         let others: Vec<String> = ids.into_iter().filter(|id| *id != self.replica).collect();
         if others.is_empty() {
@@ -859,7 +859,7 @@ impl Store {
     /// Why the store could not be asked.
     pub(crate) async fn forget(&self, id: &str) -> Result<(), String> {
         let mut connection = self.connection.clone();
-        let reps = format!("{}:reps", self.prefix);
+        let reps = self.reps_key();
         let mut forgetting = redis::pipe();
         forgetting
             .del(self.replica_key(id, Some("open")))
@@ -883,7 +883,17 @@ impl Store {
     }
 
     fn key(&self, run: &str, part: &str) -> String {
-        format!("{}:{{{run}}}:{part}", self.prefix)
+        run_key(&self.prefix, run, part)
+    }
+
+    /// The key of the handshake session `id` (SPEC §14.2).
+    fn session_key(&self, id: &str) -> String {
+        format!("{}:sess:{{{id}}}", self.prefix)
+    }
+
+    /// The key of the set of every replica's id.
+    fn reps_key(&self) -> String {
+        format!("{}:reps", self.prefix)
     }
 
     /// Run `call` on the store within the timeout, through the breaker;
@@ -1077,6 +1087,12 @@ impl Store {
     }
 }
 
+/// The key `part` (`m`, `l`) of `run` under `prefix`, with the run's hash
+/// tag, so that a script touches one slot (SPEC §14.2).
+fn run_key(prefix: &str, run: &str, part: &str) -> String {
+    format!("{prefix}:{{{run}}}:{part}")
+}
+
 /// A run's hash and stream, read at once.
 type Fetched = (HashMap<String, String>, Vec<(String, Vec<String>)>);
 
@@ -1231,8 +1247,8 @@ async fn exported(
                 run: crate::echo::shown(&run),
             });
         }
-        let facts = format!("{}:{{{run}}}:m", config.prefix);
-        let steps = format!("{}:{{{run}}}:l", config.prefix);
+        let facts = run_key(&config.prefix, &run, "m");
+        let steps = run_key(&config.prefix, &run, "l");
         let (hash, entries) = fetch(&mut connection, &facts, &steps)
             .await
             .map_err(unreachable)?;
