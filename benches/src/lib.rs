@@ -149,6 +149,7 @@ pub fn w5_map(n: usize) -> SkillMap {
         entries: vec!["s0".to_owned()],
         routes,
         start: None,
+        roles: skill_core::Roles::new(),
     }
 }
 
@@ -188,6 +189,7 @@ pub fn w4_1000_graph() -> Arc<Graph> {
         entries: vec!["skill_0".to_owned()],
         routes,
         start: None,
+        roles: skill_core::Roles::new(),
     };
     Arc::new(Graph::new(map).expect("the W4_1000 guards compile"))
 }

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::id_hash::{IdHashMap, IdHashSet};
 use crate::offer::ReadSkillOffer;
+use crate::roles::Roles;
 use crate::skill::{Routing, Skill, Trigger, Via};
 
 /// One route between two skills.
@@ -137,6 +138,10 @@ pub struct SkillMap {
     /// Where a turn starts, by rule (SPEC §13).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<Start>,
+    /// The skills hidden per role (SPEC §14.8); empty: the map has no
+    /// roles, and hides nothing from anyone.
+    #[serde(default, skip_serializing_if = "Roles::is_empty")]
+    pub roles: Roles,
 }
 
 impl SkillMap {
@@ -356,6 +361,7 @@ mod tests {
                 Route::new("billing", "audit"),
             ],
             start: None,
+            roles: Roles::new(),
         }
     }
 

@@ -630,6 +630,7 @@ impl Explanation {
             entries: self.map.entries.clone(),
             routes: self.map.routes.clone(),
             start: None,
+            roles: skill_core::Roles::new(),
         };
         let path: Vec<PathStep<'_>> = self
             .chain

@@ -27,6 +27,7 @@ fn session() -> Session {
             posture: Posture::Assist,
             hidden: vec![],
             tools: CallPolicy::Strict,
+            roles: vec![],
         },
     )
 }

@@ -193,6 +193,19 @@ impl<'m> CompiledMap<'m> {
 }
 
 impl RouteGuards {
+    /// The guards of the routes numbered `kept`, in that order: the guards
+    /// of a map that keeps only those routes (a route not compiled here
+    /// has no guard there), so that nothing is compiled twice.
+    #[must_use]
+    pub fn only(&self, kept: &[usize]) -> RouteGuards {
+        RouteGuards {
+            guards: kept
+                .iter()
+                .map(|&index| self.guards.get(index).cloned().flatten())
+                .collect(),
+        }
+    }
+
     /// Compile every route guard of `map` once.
     ///
     /// # Errors

@@ -20,14 +20,19 @@ pub(crate) enum CallVerdict {
 }
 
 /// Judge a call of `tool` under `policy`, where `offered` says whether an
-/// active skill carries it; `gate` judges the reads that would bring it.
+/// active skill carries it; `gate` judges the reads that would bring it. A
+/// tool withheld from the session (SPEC §14.8) is refused under every
+/// policy.
 pub(crate) fn judge_call(
     gate: &Gate<'_>,
     policy: CallPolicy,
     tool: &str,
     offered: bool,
 ) -> CallVerdict {
-    if offered || policy != CallPolicy::Strict {
+    // A tool only withheld skills carry is refused under every policy,
+    // naming no skill: no skill of the session's map carries it.
+    let withheld = gate.graph.withholds_tool(tool);
+    if !withheld && (offered || policy != CallPolicy::Strict) {
         return CallVerdict::Admitted;
     }
     let mut readable = Vec::new();

@@ -1,9 +1,9 @@
 //! The graph: one map with every route guard compiled once, owned, and
 //! shared (`Arc<Graph>`) by any number of sessions.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-use skill_core::{IdHashMap, Skill, SkillMap, ToolResult};
+use skill_core::{IdHashMap, Skill, SkillMap, ToolResult, withheld_ids};
 use skill_guard::start::{Routing, StartRules, StartRulesErrors};
 use skill_guard::{CursorMove, Iteration, MapGuardErrors, RouteGuards};
 use skill_tools::{DEFAULT_CATALOG_BUDGET, ToolDescriptor, list_skills};
@@ -59,6 +59,17 @@ pub struct Graph {
     declared: Arc<DeclaredMap>,
     list_skills: Option<ToolDescriptor>,
     catalog_budget: usize,
+    /// On a view for some roles: the ids withheld from it, in catalog
+    /// order (empty on a whole map).
+    withheld: Vec<String>,
+    /// On a view: the tools only withheld skills carry.
+    withheld_tools: Vec<String>,
+    /// On a view: the whole map's number of each route it keeps (empty on
+    /// a whole map, whose routes are numbered as declared).
+    route_numbers: Vec<usize>,
+    /// The views made of this graph so far, by withheld ids: each is
+    /// compiled once, whatever number of sessions takes it.
+    views: Mutex<Vec<(Vec<String>, Arc<Graph>)>>,
 }
 
 impl Graph {
@@ -95,8 +106,110 @@ impl Graph {
             declared: Arc::new(DeclaredMap::of(&map)),
             list_skills: list_skills(&map.skills),
             catalog_budget: DEFAULT_CATALOG_BUDGET,
+            withheld: Vec::new(),
+            withheld_tools: Vec::new(),
+            route_numbers: Vec::new(),
+            views: Mutex::default(),
             map,
         }
+    }
+
+    /// The graph a run that took `roles` (SPEC §14.8) sees: `self` when its
+    /// roles withhold nothing, else this map without the skills they all
+    /// hide. For that run a withheld id is an id the map lacks: it is in
+    /// no entry, route target, catalog, list or prompt; the routes into it
+    /// are gone (the others keep their numbers in the record); the tools
+    /// only withheld skills carry are [withheld](Self::withholds_tool).
+    /// The record still declares the whole map. Each view is made once
+    /// and shared. Call it on the whole map's graph: a view takes no
+    /// further roles.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use skill_core::SkillMap;
+    /// use skill_session::Graph;
+    ///
+    /// let map: SkillMap = serde_json::from_str(r#"{
+    ///     "skills": [{ "id": "triage" }, { "id": "payroll", "tools": [{ "name": "pay" }] }],
+    ///     "entries": ["payroll", "triage"],
+    ///     "roles": { "support": { "hide": ["payroll"] }, "*": {} }
+    /// }"#)?;
+    /// let graph = Arc::new(Graph::new(map)?);
+    /// let support = graph.for_roles(&["support".to_owned()]);
+    /// assert!(!support.has_skill("payroll") && support.withholds_tool("pay"));
+    /// assert_eq!(support.map().entries, ["triage"]);
+    /// assert!(Arc::ptr_eq(&graph.for_roles(&["*".to_owned()]), &graph));
+    /// assert!(Arc::ptr_eq(&graph.for_roles(&["support".to_owned()]), &support));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn for_roles(self: &Arc<Self>, roles: &[String]) -> Arc<Graph> {
+        let mut withheld: Vec<String> = withheld_ids(&self.map.roles, roles)
+            .into_iter()
+            .filter(|id| self.has_skill(id))
+            .collect();
+        withheld.sort_by_key(|id| self.positions.get(id.as_str()).copied());
+        if withheld.is_empty() || !self.withheld.is_empty() {
+            return Arc::clone(self);
+        }
+        // A poisoned lock only loses the views made so far.
+        let mut views = self
+            .views
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((_, view)) = views.iter().find(|(ids, _)| *ids == withheld) {
+            return Arc::clone(view);
+        }
+        let view = Arc::new(self.view_without(withheld.clone()));
+        views.push((withheld, Arc::clone(&view)));
+        view
+    }
+
+    /// This graph without the skills `withheld` names.
+    fn view_without(&self, withheld: Vec<String>) -> Graph {
+        let lacks = |id: &str| withheld.iter().any(|w| w == id);
+        let mut map = self.map.clone();
+        map.skills.retain(|skill| !lacks(&skill.id));
+        map.entries.retain(|id| !lacks(id));
+        // Routes out of a withheld skill stay (the cursor is never there,
+        // and their targets stay targeted, not open); routes into one go.
+        let route_numbers: Vec<usize> = (0..self.map.routes.len())
+            .filter(|&at| !self.map.routes.get(at).is_some_and(|r| lacks(&r.to)))
+            .collect();
+        map.routes.retain(|route| !lacks(&route.to));
+        map.roles.clear();
+        let withheld_tools = self
+            .map
+            .skills
+            .iter()
+            .filter(|skill| lacks(&skill.id))
+            .flat_map(|skill| skill.tools.iter().map(|tool| tool.name.clone()))
+            .filter(|tool| !map.skills.iter().any(|skill| skill.tool(tool).is_some()))
+            .fold(Vec::new(), |mut tools, tool| {
+                if !tools.contains(&tool) {
+                    tools.push(tool);
+                }
+                tools
+            });
+        let guards = self.guards.only(&route_numbers);
+        let mut view = Graph::with_compiled(map, guards, self.start.clone());
+        view.declared = Arc::clone(&self.declared);
+        view.catalog_budget = self.catalog_budget;
+        view.withheld = withheld;
+        view.withheld_tools = withheld_tools;
+        view.route_numbers = route_numbers;
+        view
+    }
+
+    /// The ids withheld from this view (SPEC §14.8), in catalog order;
+    /// none on a whole map.
+    pub fn withheld(&self) -> &[String] {
+        &self.withheld
+    }
+
+    /// Whether `tool` is carried only by skills withheld from this view:
+    /// it is never listed, and a call of it is refused under every policy.
+    pub fn withholds_tool(&self, tool: &str) -> bool {
+        self.withheld_tools.iter().any(|withheld| withheld == tool)
     }
 
     /// The ids [`SkillMap::reachable`] from `cursor`, owned: a move's
@@ -226,7 +339,16 @@ impl Graph {
         results: &'g [ToolResult],
         iteration: Iteration<'g>,
     ) -> CursorMove<'g> {
-        self.guards.resolve(&self.map, cursor, results, iteration)
+        let mut moved = self.guards.resolve(&self.map, cursor, results, iteration);
+        if !self.route_numbers.is_empty() {
+            // A view's routes are recorded by the whole map's numbers.
+            let number = |at: usize| self.route_numbers.get(at).copied().unwrap_or(at);
+            moved.route = moved.route.map(number);
+            for evaluation in moved.guard.iter_mut().chain(&mut moved.guards_closed) {
+                evaluation.route = number(evaluation.route);
+            }
+        }
+        moved
     }
 }
 

@@ -12,7 +12,9 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 pub use skill_core::MoveBy;
-use skill_core::{Flavor, Menu, Route, Skill, SkillMap, Start, TargetClass, ToolDecl, Trigger};
+use skill_core::{
+    Flavor, Menu, Roles, Route, Skill, SkillMap, Start, TargetClass, ToolDecl, Trigger,
+};
 use skill_guard::{ConditionValue, Conflict, GuardEvaluation, Operator};
 use skill_tools::OwnedOfferView;
 
@@ -246,6 +248,10 @@ pub struct StartEvent {
     /// recorded, which read as `scoped`).
     #[serde(default)]
     pub tools: CallPolicy,
+    /// The roles the run took (SPEC §14.8), on a map that declares roles:
+    /// the skills all of them hide are withheld from the session.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub roles: Vec<String>,
     /// The declared map, so that the record alone can be explained and drawn.
     pub map: Arc<DeclaredMap>,
 }
@@ -263,6 +269,10 @@ pub struct DeclaredMap {
     /// The start block, as the map declares it (SPEC §13).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<Start>,
+    /// The skills hidden per role, as the map declares them (SPEC §14.8):
+    /// with `start.roles`, what a replay withholds.
+    #[serde(default, skip_serializing_if = "Roles::is_empty")]
+    pub roles: Roles,
 }
 
 impl DeclaredMap {
@@ -303,6 +313,7 @@ impl DeclaredMap {
             entries: self.entries.clone(),
             routes: self.routes.clone(),
             start: self.start.clone(),
+            roles: self.roles.clone(),
         }
     }
 
@@ -323,6 +334,7 @@ impl DeclaredMap {
             entries: map.entries.clone(),
             routes: map.routes.clone(),
             start: map.start.clone(),
+            roles: map.roles.clone(),
         }
     }
 }

@@ -116,6 +116,7 @@ pub fn resume(graph: &Arc<Graph>, events: &[Event]) -> Result<Session, ReplayErr
             posture: start.posture,
             hidden: start.hidden.clone(),
             tools: start.tools,
+            roles: start.roles.clone(),
         },
     );
     // A record written before calls were numbered replays as it was written

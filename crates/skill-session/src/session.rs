@@ -83,6 +83,11 @@ pub struct SessionConfig {
     pub hidden: Vec<String>,
     /// Which calls of host tools are accepted (SPEC §9.3).
     pub tools: CallPolicy,
+    /// The roles the run took (SPEC §14.8, as `skill_core::roles_taken`
+    /// gives them): the skills all of them hide are withheld, for this
+    /// session ids the map lacks ([`Graph::for_roles`]). Empty on a map
+    /// without roles.
+    pub roles: Vec<String>,
 }
 
 impl SessionConfig {
@@ -302,6 +307,7 @@ impl Session {
                 posture,
                 hidden: hidden_ids,
                 tools: CallPolicy::Scoped,
+                roles: Vec::new(),
             },
         )
     }
@@ -312,7 +318,9 @@ impl Session {
             posture,
             hidden,
             tools,
+            roles,
         } = config;
+        let graph = graph.for_roles(&roles);
         let cursor = graph.map().entries.first().cloned();
         let start = Event::Start(StartEvent {
             iteration: 1,
@@ -320,6 +328,7 @@ impl Session {
             posture,
             hidden: hidden.clone(),
             tools,
+            roles,
             map: Arc::clone(graph.declared()),
         });
         Session {
@@ -528,9 +537,9 @@ impl Session {
 
     /// Whether a host tool belongs in the [stable list](Self::stable_tools):
     /// some skill of the map carries it (under the `all` policy every tool
-    /// does). Whether a call of it is admitted is still the call gate's.
+    /// does, but one only withheld skills carry). Whether a call of it is admitted is still the call gate's.
     pub fn lists_stably(&self, tool: &str) -> bool {
-        self.policy == CallPolicy::All
+        (self.policy == CallPolicy::All && !self.graph.withholds_tool(tool))
             || self
                 .graph
                 .map()
@@ -658,10 +667,11 @@ impl Session {
     }
 
     /// Whether a call of `tool` counts as offered: under the `all` policy
-    /// every tool does, else it must be among the [visible
+    /// every tool does (but one only withheld skills carry), else it must be among the [visible
     /// tools](Self::visible_tools). A host that lists tools lists these.
     pub fn offers_call(&self, tool: &str) -> bool {
-        self.policy == CallPolicy::All || self.offers_tool(tool)
+        (self.policy == CallPolicy::All && !self.graph.withholds_tool(tool))
+            || self.offers_tool(tool)
     }
 
     /// `id`'s body as the model is shown it outside the system prompt: the

@@ -131,6 +131,7 @@ mod tests {
             entries: Vec::new(),
             routes: Vec::new(),
             start: None,
+            roles: Default::default(),
         });
         let total = MAX_DEFERRED + 10;
         for n in 1..=total {

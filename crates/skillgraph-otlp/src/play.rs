@@ -37,6 +37,7 @@ impl<'e> PlayTrace<'e> {
                 entries: Vec::new(),
                 routes: Vec::new(),
                 start: None,
+                roles: Default::default(),
             }),
             run: Context::new().with_span(run),
             turn: None,
