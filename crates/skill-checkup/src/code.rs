@@ -135,6 +135,13 @@ problem_codes! {
     /// A step that runs a tool its skill does not carry.
     StepToolNotCarried = "step-tool-not-carried", Error;
 
+    // Roles (SPEC §14.8).
+    /// A role hides an id that is no skill of the map.
+    RoleUnknownSkill = "role-unknown-skill", Error;
+    /// A role hides an entry: its principals start on a later entry, or
+    /// nowhere.
+    RoleHidesEntry = "role-hides-entry", Warning;
+
     // Loading a folder (SPEC §7.4).
     /// `skillmap.json` has settings for a skill that has no folder.
     SettingsWithoutSkill = "settings-without-skill", Error;
@@ -231,6 +238,11 @@ mod tests {
             "step-tool-not-carried",
         ]
         .map(|code| (code, Severity::Error));
+        // SPEC §14.8's role codes.
+        let roles = [
+            ("role-unknown-skill", Severity::Error),
+            ("role-hides-entry", Severity::Warning),
+        ];
         // The loader's own.
         let loader = [
             ("settings-without-skill", Severity::Error),
@@ -241,6 +253,7 @@ mod tests {
             .iter()
             .chain(&start)
             .chain(&authoring)
+            .chain(&roles)
             .chain(&loader)
             .collect();
         let actual: Vec<_> = ProblemCode::ALL

@@ -9,7 +9,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use skill_checkup::{Checkup, Problem, ProblemCode, check_compiled_map, check_map};
-use skill_core::{Flavor, Route, Skill, SkillMap, Start, Step, SurfaceMode, ToolDecl, Trigger};
+use skill_core::{
+    Flavor, Roles, Route, Skill, SkillMap, Start, Step, SurfaceMode, ToolDecl, Trigger,
+    is_role_name,
+};
 use skill_guard::RouteGuards;
 
 use skill_md::{SkillFile, read_skill_md};
@@ -142,6 +145,8 @@ struct MapFile {
     routes: Vec<Route>,
     #[serde(default)]
     start: Option<Start>,
+    #[serde(default)]
+    roles: Roles,
     #[serde(default, rename = "mcpServers")]
     mcp_servers: BTreeMap<String, McpServer>,
 }
@@ -184,6 +189,16 @@ pub enum LoadError {
         /// What is wrong and how to fix it.
         message: String,
     },
+    /// A role of `roles` whose name holds white space or a comma, or is
+    /// empty: no principal could hold it (a tokens file lists roles
+    /// comma-separated).
+    #[error("{}: `roles` declares {role:?}, which no principal can hold: a role's name is not empty and has no white space and no comma; rename it", path.display())]
+    RoleName {
+        /// The file.
+        path: PathBuf,
+        /// The role's name as written.
+        role: String,
+    },
     /// A key our files do not define.
     #[error("{}:{line}:{column}: unknown key `{key}`{}; the keys here are: {}", path.display(), skill_core::suggestion(nearest.as_deref()), known.join(", "))]
     UnknownKey {
@@ -211,7 +226,19 @@ impl LoadError {
             LoadError::Read { .. } => "unreadable",
             LoadError::Json { .. } => "bad-json",
             LoadError::UnknownKey { .. } => "unknown-key",
+            LoadError::RoleName { .. } => "role-name",
         }
+    }
+}
+
+/// Refuse a role whose name a principal could not hold (SPEC §14.8).
+fn role_names(path: &Path, roles: &Roles) -> Result<(), LoadError> {
+    match roles.keys().find(|name| !is_role_name(name)) {
+        Some(role) => Err(LoadError::RoleName {
+            path: path.to_path_buf(),
+            role: role.clone(),
+        }),
+        None => Ok(()),
     }
 }
 
@@ -249,6 +276,8 @@ struct FolderMap {
     start: Option<Start>,
     #[serde(default)]
     skills: BTreeMap<String, SkillSettings>,
+    #[serde(default)]
+    roles: Roles,
     #[serde(default, rename = "mcpServers")]
     mcp_servers: BTreeMap<String, McpServer>,
 }
@@ -271,12 +300,14 @@ pub fn load(path: &Path) -> Result<Loaded, LoadError> {
     }
     if !path.is_dir() {
         let file = parse_json::<MapFile>(path, &read_json_text(path)?)?;
+        role_names(path, &file.roles)?;
         return Ok(Loaded {
             map: SkillMap {
                 skills: file.skills,
                 entries: file.entries,
                 routes: file.routes,
                 start: file.start,
+                roles: file.roles,
             },
             mcp_servers: file.mcp_servers,
             problems: Vec::new(),
@@ -333,8 +364,10 @@ fn load_folder(root: &Path) -> Result<Loaded, LoadError> {
         mut routes,
         start,
         skills: mut settings,
+        roles,
         mcp_servers,
     } = folder_map.unwrap_or_default();
+    role_names(&map_path, &roles)?;
     let mut tools_from_files = Vec::new();
     for skill in &mut skills {
         let settings = settings.remove(&skill.id);
@@ -360,6 +393,7 @@ fn load_folder(root: &Path) -> Result<Loaded, LoadError> {
             entries,
             routes,
             start,
+            roles,
         },
         mcp_servers,
         problems,
