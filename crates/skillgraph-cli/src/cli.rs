@@ -145,6 +145,9 @@ enum Command {
         /// Export the session as OpenTelemetry traces to this OTLP/HTTP receiver (base URL; default: OTEL_EXPORTER_OTLP_ENDPOINT).
         #[arg(long, value_name = "URL")]
         otlp: Option<String>,
+        /// On a map that declares roles, the role the session takes (default: "*"): the skills it hides are withheld.
+        #[arg(long, value_name = "ROLE")]
+        anonymous_role: Option<String>,
     },
     /// Serve the map as an MCP server over standard input and output, or
     /// over streamable HTTP with --http.
@@ -184,6 +187,9 @@ enum Command {
         /// Seal the state handed to clients to return (an input_required retry's requestState) with the bytes of this file (at least 32), shared by replicas; default: a key made at start-up.
         #[arg(long, value_name = "FILE")]
         state_key: Option<PathBuf>,
+        /// On a map that declares roles, the role a request with no principal takes (over stdio, every request; default: "*"); over --http without --auth-tokens or --auth-jwks a map with roles needs it.
+        #[arg(long, value_name = "ROLE")]
+        anonymous_role: Option<String>,
         #[command(flatten)]
         http: Box<HttpArgs>,
     },
@@ -373,12 +379,16 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
             strict_tools,
             catalog_budget,
             otlp,
+            anonymous_role,
         } => play::play(
             &path,
-            posture,
-            call_policy(all_tools, strict_tools),
+            play::Setup {
+                posture,
+                tools: call_policy(all_tools, strict_tools),
+                catalog_budget,
+                role: anonymous_role,
+            },
             record.as_deref(),
-            catalog_budget,
             otlp.as_deref(),
         ),
         Command::Serve {
@@ -391,9 +401,11 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
             catalog_budget,
             otlp,
             state_key,
+            anonymous_role,
             http,
         } => {
             let mut config = ServeConfig::new(path);
+            config.anonymous_role = anonymous_role;
             config.otlp = otlp;
             config.state_key = state_key;
             config.record = record;

@@ -33,7 +33,7 @@ use serde_json::Value;
 use crate::doorway;
 use crate::echo::shown;
 use crate::http::{Handshake, HeldArguments, Principal, Waking};
-use crate::hub::Hub;
+use crate::hub::{Hub, Lens};
 use crate::relay::Caller;
 use crate::runs::{Generation, Kept, RUN_ARGUMENT, RUN_META, Runs, Slot, lock};
 use crate::sealed::{Purpose, Sealer};
@@ -84,6 +84,16 @@ fn principal_of(context: &RequestContext<RoleServer>) -> Option<String> {
         .get::<http::request::Parts>()
         .and_then(|parts| parts.extensions.get::<Principal>())
         .map(Principal::binding)
+}
+
+/// The roles of the request's principal (SPEC §14.7); `None` without
+/// authentication.
+fn roles_of(context: &RequestContext<RoleServer>) -> Option<Vec<String>> {
+    context
+        .extensions
+        .get::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<Principal>())
+        .map(|principal| principal.roles.clone())
 }
 
 /// The handshake session the request `context` serves belongs to, over
@@ -260,11 +270,14 @@ impl Gateway {
         if !matches!(name.as_ref(), "read_skill" | "list_skills")
             && self.hub.upstreams.tool(&name).is_none()
         {
+            // Never a tool only skills hidden from the caller carry.
+            let lens = self.lens(&context)?;
             let upstream: Vec<&str> = self
                 .hub
                 .upstreams
                 .tools()
                 .map(|t| t.name.as_ref())
+                .filter(|name| !lens.graph.withholds_tool(name))
                 .collect();
             return Err(translate::unknown_tool(&name, &upstream));
         }
@@ -466,7 +479,8 @@ impl Gateway {
     ) -> Result<ReadResourceResponse, ErrorData> {
         // Reading a skill's files is no read of the graph (SPEC §9.5): it
         // moves nothing; read_skill is the one door that activates.
-        if let Some(read) = self.hub.files.read(&request.uri) {
+        let lens = self.lens(context)?;
+        if let Some(read) = self.hub.files.read(&request.uri, |id| lens.shows(id)) {
             let contents = read.map_err(|reason| ErrorData::internal_error(reason, None))?;
             return Ok(ReadResourceResult::new(vec![contents]).into());
         }
@@ -492,8 +506,33 @@ impl Gateway {
         ))
     }
 
-    /// The connection's own run, made if it has none yet.
-    fn own(&self) -> Result<Slot, ErrorData> {
+    /// What the request `context` is shown: its principal's lens (SPEC
+    /// §14.8).
+    ///
+    /// # Errors
+    ///
+    /// When its principal takes none of the map's roles (the HTTP front
+    /// answers 403 before a request gets here).
+    fn lens(&self, context: &RequestContext<RoleServer>) -> Result<Arc<Lens>, ErrorData> {
+        self.hub
+            .lens(roles_of(context).as_deref())
+            .map_err(|refused| ErrorData::invalid_request(refused.to_string(), None))
+    }
+
+    /// The instructions the request `context`'s principal is given: its
+    /// lens's entry prompt; none when that is empty (an entry hidden from
+    /// it has no body here, SPEC §14.11).
+    fn instructions(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Option<String>, ErrorData> {
+        let lens = self.lens(context)?;
+        Ok(Some(lens.instructions.clone()).filter(|text| !text.is_empty()))
+    }
+
+    /// The connection's own run, made for the request `context` if it has
+    /// none yet.
+    fn own(&self, context: &RequestContext<RoleServer>) -> Result<Slot, ErrorData> {
         let mut own = self.own.lock().map_err(|_| {
             ErrorData::internal_error(
                 "the session was lost after an earlier failure; reconnect",
@@ -503,7 +542,7 @@ impl Gateway {
         if let Some(slot) = own.as_ref() {
             return Ok(Arc::clone(slot));
         }
-        let (slot, _) = self.hub.new_run()?;
+        let (slot, _) = self.hub.new_run(&self.lens(context)?.roles)?;
         *own = Some(Arc::clone(&slot));
         Ok(slot)
     }
@@ -523,7 +562,7 @@ impl Gateway {
             .as_ref()
             .filter(|_| generation == Generation::Sessionless)
         else {
-            return Ok(Ok((self.own()?, None)));
+            return Ok(Ok((self.own(context)?, None)));
         };
         let principal = principal_of(context);
         let given = arguments
@@ -538,7 +577,7 @@ impl Gateway {
             ),
             Some(other) => Ok(Err(translate::not_a_handle(&other))),
             None => {
-                let (slot, handle) = self.hub.new_run()?;
+                let (slot, handle) = self.hub.new_run(&self.lens(context)?.roles)?;
                 let Some(handle) = handle else {
                     return Ok(Ok((slot, None)));
                 };
@@ -611,11 +650,15 @@ impl Gateway {
     /// The tools offered now, recording the offer the model is shown; on
     /// the sessionless generation the one list for every request (SPEC
     /// §9.2), which records nothing.
-    async fn offered_tools(&self, generation: Generation) -> Result<Vec<Tool>, ErrorData> {
+    async fn offered_tools(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Vec<Tool>, ErrorData> {
+        let generation = Generation::of(context);
         if generation == Generation::Sessionless {
-            return Ok(self.hub.stable.clone());
+            return Ok(self.lens(context)?.stable.clone());
         }
-        doorway::step(&self.own()?, generation, (), |run, ()| {
+        doorway::step(&self.own(context)?, generation, (), |run, ()| {
             translate::offered_tools(run, self.hub.upstreams.tools())
         })
         .await?
@@ -650,6 +693,13 @@ impl Gateway {
         uri: &str,
         context: &RequestContext<RoleServer>,
     ) -> Option<Result<String, ErrorData>> {
+        // A record declares the whole map: to a principal whose runs hide
+        // a skill it is an unknown resource (SPEC §14.8).
+        match self.lens(context) {
+            Ok(lens) if !lens.hides_nothing() => return None,
+            Err(refused) => return Some(Err(refused)),
+            Ok(_) => {}
+        }
         let runs = self.hub.runs.as_ref();
         if uri == RECORD_URI {
             if runs.is_some() && Generation::of(context) == Generation::Sessionless {
@@ -660,7 +710,10 @@ impl Gateway {
                     None,
                 )));
             }
-            return Some(self.own().and_then(|slot| Ok(lock(&slot)?.record.text())));
+            return Some(
+                self.own(context)
+                    .and_then(|slot| Ok(lock(&slot)?.record.text())),
+            );
         }
         let handle = uri.strip_prefix("skillgraph://record/")?;
         let runs = runs?;
@@ -710,10 +763,13 @@ impl ServerHandler for Gateway {
         }
         let config = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("skillgraph", env!("CARGO_PKG_VERSION")));
-        if self.hub.instructions.is_empty() {
-            config
-        } else {
-            config.with_instructions(self.hub.instructions.clone())
+        // With roles, each principal has its own (SPEC §14.8): they are
+        // given by `initialize` and `server/discover`, which know whose.
+        match self.hub.lens(None) {
+            Ok(lens) if self.hub.graph.map().roles.is_empty() && !lens.instructions.is_empty() => {
+                config.with_instructions(lens.instructions.clone())
+            }
+            _ => config,
         }
     }
 
@@ -732,9 +788,11 @@ impl ServerHandler for Gateway {
             // A session that slept after its handshake wakes (the HTTP
             // front's `sleep`): its handshake is replayed, and the run the
             // first one started goes on, with nothing recorded or traced.
-            return self
-                .wake(handshake)
-                .and_then(|()| self.negotiate_initialize(&request));
+            return self.wake(handshake).and_then(|()| {
+                let mut answer = self.negotiate_initialize(&request)?;
+                answer.instructions = self.instructions(&context)?;
+                Ok(answer)
+            });
         }
         // Over HTTP the front keeps the run while the session sleeps.
         let handshake = context
@@ -744,7 +802,7 @@ impl ServerHandler for Gateway {
         let span = self.span("initialize", Target::None, &context);
         // The run starts with the handshake, so that a run that only shook
         // hands has a record that explains (SPEC §9.7).
-        let started = match self.own().and_then(|slot| {
+        let started = match self.own(&context).and_then(|slot| {
             self.keep_handshake_run(&slot, &context)?;
             Ok(slot)
         }) {
@@ -754,7 +812,8 @@ impl ServerHandler for Gateway {
             Err(err) => Err(err),
         };
         let answer = started.and_then(|slot| {
-            let answer = self.negotiate_initialize(&request)?;
+            let mut answer = self.negotiate_initialize(&request)?;
+            answer.instructions = self.instructions(&context)?;
             if let Some(handshake) = handshake {
                 handshake.keep(slot, request);
             }
@@ -773,10 +832,12 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<DiscoverResult, ErrorData> {
         let _span = self.span("server/discover", Target::None, &context);
-        Ok(DiscoverResult::from_server_info(
+        let mut found = DiscoverResult::from_server_info(
             self.supported_protocol_versions().into_owned(),
             self.get_info(),
-        ))
+        );
+        found.instructions = self.instructions(&context)?;
+        Ok(found)
     }
 
     async fn list_tools(
@@ -786,7 +847,7 @@ impl ServerHandler for Gateway {
     ) -> Result<ListToolsResult, ErrorData> {
         let span = self.span("tools/list", Target::None, &context);
         span.answered(
-            self.offered_tools(Generation::of(&context))
+            self.offered_tools(&context)
                 .await
                 .map(ListToolsResult::with_all_items),
         )
@@ -816,8 +877,9 @@ impl ServerHandler for Gateway {
             .with_mime_type("application/jsonl");
         // Over HTTP a sessionless request has no run of its own to read the
         // record of: each run's is skillgraph://record/RUN (SPEC §9.7).
-        let own_record =
-            self.hub.runs.is_none() || Generation::of(&context) == Generation::Handshake;
+        let own_record = (self.hub.runs.is_none()
+            || Generation::of(&context) == Generation::Handshake)
+            && self.lens(&context)?.hides_nothing();
         let mut resources: Vec<Resource> = own_record.then_some(record).into_iter().collect();
         resources.extend(
             self.hub
@@ -843,8 +905,9 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, ErrorData> {
         let _span = self.span("skills/list", Target::None, &context);
+        let lens = self.lens(&context)?;
         Ok(ListSkillsResult::with_all_items(
-            self.hub.files.entries.clone(),
+            self.hub.files.entries(|id| lens.shows(id)),
         ))
     }
 
@@ -854,15 +917,16 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<GetSkillResult, ErrorData> {
         let span = self.span("skills/get", Target::Resource(&request.uri), &context);
-        span.answered(
+        let lens = self.lens(&context);
+        span.answered(lens.and_then(|lens| {
             match self
                 .hub
                 .files
-                .entries
-                .iter()
+                .entries(|id| lens.shows(id))
+                .into_iter()
                 .find(|skill| skill.uri == request.uri)
             {
-                Some(skill) => Ok(GetSkillResult::new(skill.clone())),
+                Some(skill) => Ok(GetSkillResult::new(skill)),
                 None => Err(ErrorData::invalid_params(
                     format!(
                         "no skill at {}; skills/list names each skill's SKILL.md (skill://ID/SKILL.md)",
@@ -870,8 +934,8 @@ impl ServerHandler for Gateway {
                     ),
                     None,
                 )),
-            },
-        )
+            }
+        }))
     }
 
     async fn list_resource_templates(
@@ -881,7 +945,9 @@ impl ServerHandler for Gateway {
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
         let _span = self.span("resources/templates/list", Target::None, &context);
         let mut templates = Vec::new();
-        if self.hub.runs.is_some() {
+        // A record declares the whole map: only a principal whose runs hide
+        // nothing reads one (SPEC §14.8).
+        if self.hub.runs.is_some() && self.lens(&context)?.hides_nothing() {
             templates.push(
                 ResourceTemplate::new(RECORD_TEMPLATE, "record")
                     .with_description("A run's record by its handle: one JSON event a line (skillgraph record v1)")

@@ -600,6 +600,23 @@ impl Front {
             return Err(Box::new(response));
         };
         request.headers_mut().remove(header::AUTHORIZATION);
+        // A principal that takes none of the map's roles may run nothing
+        // (SPEC §14.8): told its roles, never a skill.
+        match self.hub.lens(Some(&found.roles)) {
+            Ok(_) => {}
+            Err(crate::ServeError::NoRole(refused)) => {
+                return Err(Box::new(plain(
+                    StatusCode::FORBIDDEN,
+                    format!("Forbidden: {refused}"),
+                )));
+            }
+            Err(failed) => {
+                return Err(Box::new(plain(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    format!("Internal Server Error: {failed}"),
+                )));
+            }
+        }
         let binding = found.binding();
         request.extensions_mut().insert(found);
         Ok(Some(binding))

@@ -1,7 +1,8 @@
 //! What every run of one server shares (SPEC §9): the graph and its
-//! session settings, the upstream servers, the instructions, the skills
-//! extension's files, the one stable list of the sessionless generation,
-//! and where runs are kept; and a new run, with its record, made here.
+//! session settings, the upstream servers, the skills extension's files,
+//! what each set of roles is shown (the instructions and the one stable
+//! list of the sessionless generation: a [`Lens`], SPEC §14.8), and where
+//! runs are kept; and a new run, with its record, made here.
 
 use std::collections::HashMap;
 use std::sync::atomic::AtomicU64;
@@ -11,6 +12,7 @@ use rmcp::model::Tool;
 use rmcp::service::Peer;
 use rmcp::{ErrorData, RoleServer};
 use skillgraph::RecordWriter;
+use skillgraph::skill_core::roles_taken;
 use skillgraph::skill_session::{Graph, Session, SessionConfig};
 
 use crate::ServeError;
@@ -23,17 +25,42 @@ use crate::store::Store;
 use crate::translate;
 use crate::upstream::Upstreams;
 
+/// What the principals that take one set of roles are shown (SPEC §14.8):
+/// the same for each of them, on every replica, and never a skill their
+/// roles withhold. A map without roles has one lens, for everyone.
+pub(crate) struct Lens {
+    /// The roles taken (empty on a map without roles).
+    pub(crate) roles: Vec<String>,
+    /// The graph these roles see: the map without the skills withheld.
+    pub(crate) graph: Arc<Graph>,
+    /// The entry skill's prompt, as a run's start would give it.
+    pub(crate) instructions: String,
+    /// The one tool list of the sessionless generation (SPEC §9.2).
+    pub(crate) stable: Vec<Tool>,
+}
+
+impl Lens {
+    /// Whether these roles withhold nothing: only then is a run's record,
+    /// which declares the whole map, theirs to read.
+    pub(crate) fn hides_nothing(&self) -> bool {
+        self.graph.withheld().is_empty()
+    }
+
+    /// Whether these roles see the skill `id`.
+    pub(crate) fn shows(&self, id: &str) -> bool {
+        !self.graph.withheld().iter().any(|withheld| withheld == id)
+    }
+}
+
 /// What every run of one server shares: the graph, the upstream servers,
 /// and what is the same for every request.
 pub(crate) struct Hub {
     pub(crate) graph: Arc<Graph>,
     pub(crate) config: SessionConfig,
     pub(crate) upstreams: Arc<Upstreams>,
-    pub(crate) instructions: String,
-    /// The skills extension's entries and files (`skills/list`).
+    /// The skills extension's entries and files (`skills/list`), of every
+    /// skill a lens may show.
     pub(crate) files: SkillFiles,
-    /// The one tool list of the sessionless generation (SPEC §9.2).
-    pub(crate) stable: Vec<Tool>,
     /// The number of the next connection.
     pub(crate) connections: AtomicU64,
     /// The record file of the one run over stdio, until that run starts.
@@ -45,6 +72,11 @@ pub(crate) struct Hub {
     /// The shared store the sessionless runs are kept in (SPEC §14);
     /// `None`: they live in this process only.
     pub(crate) store: Option<Arc<Store>>,
+    /// The roles a request with no principal holds: `--anonymous-role`'s,
+    /// or none (it then takes `*`).
+    anonymous: Vec<String>,
+    /// The lenses made so far, one per set of roles taken.
+    lenses: Mutex<Vec<Arc<Lens>>>,
     /// With a shared store, the handshake sessions served here, by id: the
     /// peer that tells a session's client its tool list changed, when
     /// another replica's step changed it (SPEC §14.6).
@@ -55,7 +87,16 @@ impl Hub {
     /// What the runs on `graph` set up by `config` share, proxying
     /// `upstreams`: over stdio with `runs` `None` and the record in `file`,
     /// over HTTP with the table of runs; each request a span for `tracing`
-    /// when export is on.
+    /// when export is on. `anonymous` is what a request with no principal
+    /// holds (`--anonymous-role`'s role, or none), when there are such
+    /// requests (`None`: every request is authenticated).
+    ///
+    /// # Errors
+    ///
+    /// When a tool cannot be listed, or when the map has roles and a
+    /// request with no principal would take none of them
+    /// ([`ServeError::NoRole`]).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         graph: Arc<Graph>,
         files: SkillFiles,
@@ -64,24 +105,76 @@ impl Hub {
         file: Option<RecordWriter>,
         runs: Option<Runs>,
         tracing: Option<Tracing>,
+        anonymous: Option<Vec<String>>,
     ) -> Result<Self, ServeError> {
-        // The entry skill's prompt, as a run's start would give it.
-        let instructions = Session::with_config(Arc::clone(&graph), config.clone()).system_prompt();
-        let stable = translate::stable_list(&graph, &config, upstreams.tools(), runs.is_some())?;
-        Ok(Hub {
+        let hub = Hub {
             graph,
             config,
             upstreams,
-            instructions,
             files,
-            stable,
             connections: AtomicU64::new(0),
             file: Mutex::new(file),
             runs,
             tracing,
             store: None,
+            anonymous: anonymous.clone().unwrap_or_default(),
+            lenses: Mutex::default(),
             peers: Mutex::default(),
-        })
+        };
+        // Every tool of the whole map must be listable; and a request with
+        // no principal must take a role, or be refused at start.
+        translate::stable_list(
+            &hub.graph,
+            &hub.config,
+            hub.upstreams.tools(),
+            hub.runs.is_some(),
+        )?;
+        if anonymous.is_some() {
+            hub.lens_of(&hub.anonymous)?;
+        }
+        Ok(hub)
+    }
+
+    /// The lens of a principal holding `held` (`None`: a request with no
+    /// principal, which holds `--anonymous-role`'s role).
+    ///
+    /// # Errors
+    ///
+    /// [`ServeError::NoRole`] when the map declares roles, none of
+    /// `held`, and no `*`.
+    pub(crate) fn lens(&self, held: Option<&[String]>) -> Result<Arc<Lens>, ServeError> {
+        self.lens_of(held.unwrap_or(&self.anonymous))
+    }
+
+    fn lens_of(&self, held: &[String]) -> Result<Arc<Lens>, ServeError> {
+        let roles = roles_taken(&self.graph.map().roles, held).map_err(ServeError::NoRole)?;
+        // A poisoned lock only loses the lenses made so far.
+        let mut lenses = self
+            .lenses
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(lens) = lenses.iter().find(|lens| lens.roles == roles) {
+            return Ok(Arc::clone(lens));
+        }
+        let config = SessionConfig {
+            roles: roles.clone(),
+            ..self.config.clone()
+        };
+        let session = Session::with_config(Arc::clone(&self.graph), config.clone());
+        let stable = translate::stable_list(
+            &self.graph,
+            &config,
+            self.upstreams.tools(),
+            self.runs.is_some(),
+        )?;
+        let lens = Arc::new(Lens {
+            graph: Arc::clone(session.graph()),
+            instructions: session.system_prompt(),
+            stable,
+            roles,
+        });
+        lenses.push(Arc::clone(&lens));
+        Ok(lens)
     }
 
     /// The same, its sessionless runs kept in `store`.
@@ -118,7 +211,8 @@ impl Hub {
         if loaded.map != store.map() {
             return Err(doorway::another_map(handle, &loaded.map, store.map()));
         }
-        let (slot, _) = self.new_run()?;
+        // The record says which roles the run took.
+        let (slot, _) = self.new_run(&[])?;
         {
             let mut state = lock(&slot)?;
             state.kept = Some(Kept::new(
@@ -162,9 +256,10 @@ impl Hub {
         }
     }
 
-    /// A run not started yet, with its record: over stdio in the record
-    /// file, over HTTP in a file of its own in the records' folder.
-    pub(crate) fn new_run(&self) -> Result<(Slot, Option<String>), ErrorData> {
+    /// A run not started yet, taking `roles` (a [`Lens`]'s), with its
+    /// record: over stdio in the record file, over HTTP in a file of its
+    /// own in the records' folder.
+    pub(crate) fn new_run(&self, roles: &[String]) -> Result<(Slot, Option<String>), ErrorData> {
         let (record, handle) = match &self.runs {
             Some(runs) => {
                 let handle = mint_handle()?;
@@ -175,7 +270,11 @@ impl Hub {
                 (RecordSink::new(file), None)
             }
         };
-        let state = State::new(Arc::clone(&self.graph), self.config.clone(), record);
+        let config = SessionConfig {
+            roles: roles.to_vec(),
+            ..self.config.clone()
+        };
+        let state = State::new(Arc::clone(&self.graph), config, record);
         Ok((Arc::new(Mutex::new(state)), handle))
     }
 }

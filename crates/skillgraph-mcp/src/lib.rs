@@ -108,6 +108,10 @@ pub struct ServeConfig {
     /// (SPEC §9.7, `--state-key`), shared by replicas; `None`: a key made
     /// at start-up.
     pub state_key: Option<PathBuf>,
+    /// The role a request with no principal takes, on a map that declares
+    /// roles (SPEC §14.8, `--anonymous-role`); `None`: `*`. Over HTTP
+    /// without authentication a map with roles needs it.
+    pub anonymous_role: Option<String>,
 }
 
 impl ServeConfig {
@@ -125,6 +129,7 @@ impl ServeConfig {
             catalog_budget: DEFAULT_CATALOG_BUDGET,
             otlp: None,
             state_key: None,
+            anonymous_role: None,
         }
     }
 }
@@ -175,6 +180,19 @@ pub enum ServeError {
         "--record cannot be used with --store {0}: the store holds each run's record; read it with `skillgraph record export --store URL RUN`, or leave --record out"
     )]
     RecordWithStore(String),
+    /// A request with no principal would take none of the map's roles
+    /// (SPEC §14.8): no `--anonymous-role`, or one the map does not
+    /// declare, and no `*` role.
+    #[error(
+        "requests with no principal cannot be served: {0} (over stdio and without authentication every request takes --anonymous-role ROLE, or else \"*\")"
+    )]
+    NoRole(skillgraph::skill_core::NoRole),
+    /// A map that declares roles, served over HTTP with no authentication
+    /// and no `--anonymous-role` (SPEC §14.11).
+    #[error(
+        "roles need principals: the map declares roles ({0}), so serving it over --http needs --auth-tokens FILE or --auth-jwks FILE, whose principals hold roles; or --anonymous-role ROLE, the role every request then takes"
+    )]
+    RolesNeedPrincipals(String),
     /// The address of `--http` cannot be listened on.
     #[error(
         "cannot listen on {addr}: {source}; choose another address or port with --http (port 0: any free port)"
@@ -205,6 +223,8 @@ impl ServeError {
             ServeError::StateKey(_) => "state-key",
             ServeError::Store(err) => err.code(),
             ServeError::RecordWithStore(_) => "store-with-record",
+            ServeError::NoRole(refused) => refused.code(),
+            ServeError::RolesNeedPrincipals(_) => "roles-need-principals",
         }
     }
 
@@ -290,6 +310,7 @@ async fn fitted(
         posture: config.posture,
         hidden: Vec::new(),
         tools: config.tools,
+        roles: Vec::new(),
     };
     let files = skill_files::SkillFiles::gather(&mut map, |id| session.hides(id), over_stdio);
     let graph = Graph::with_compiled(map, guards, start).with_catalog_budget(config.catalog_budget);
@@ -406,6 +427,7 @@ where
         record,
         None,
         tracing,
+        Some(config.anonymous_role.clone().into_iter().collect()),
     )?;
     let gateway = Gateway::new(Arc::new(hub));
     let served = gateway.serve(ClientLines::new(input, output)).await;
@@ -554,6 +576,12 @@ async fn serve_http_with(
             &store.url,
         )));
     }
+    let authenticated = http.auth_tokens.is_some() || http.auth_jwt.is_some();
+    let roles = &entry.prepared.loaded.map.roles;
+    if !roles.is_empty() && !authenticated && config.anonymous_role.is_none() {
+        let declared: Vec<&str> = roles.keys().map(String::as_str).collect();
+        return Err(ServeError::RolesNeedPrincipals(declared.join(", ")));
+    }
     let prepared = fitted(config, entry.prepared, false).await?;
     let upstreams = Arc::clone(&prepared.upstreams);
     let graph = Arc::new(prepared.graph);
@@ -592,6 +620,10 @@ async fn serve_http_with(
         None,
         Some(runs),
         entry.tracing,
+        authenticated.then_some(()).map_or_else(
+            || Some(config.anonymous_role.clone().into_iter().collect()),
+            |()| None,
+        ),
     )?
     .with_store(store);
     if entry.says_where {

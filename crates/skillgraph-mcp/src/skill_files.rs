@@ -97,9 +97,10 @@ impl Refusal {
 /// Every visible skill's entry and files.
 #[derive(Debug, Default)]
 pub(crate) struct SkillFiles {
-    /// `skills/list`'s entries, in catalog order.
-    pub(crate) entries: Vec<McpSkill>,
-    files: HashMap<String, Source>,
+    /// `skills/list`'s entries, in catalog order, each with its skill's id.
+    entries: Vec<(String, McpSkill)>,
+    /// Each file by address, with its skill's id.
+    files: HashMap<String, (String, Source)>,
 }
 
 impl SkillFiles {
@@ -182,8 +183,12 @@ impl SkillFiles {
                 ));
                 continue;
             }
-            gathered.entries.push(entry);
-            gathered.files.extend(sources);
+            gathered.entries.push((skill.id.clone(), entry));
+            gathered.files.extend(
+                sources
+                    .into_iter()
+                    .map(|(uri, source)| (uri, (skill.id.clone(), source))),
+            );
             skill.files_uri = Some(base);
             if !keep_folders {
                 skill.folder = None;
@@ -192,13 +197,27 @@ impl SkillFiles {
         gathered
     }
 
-    /// The file at `uri` as a resource's contents; `None` when `uri` is no
-    /// skill file's; `Some(Err)` when it can no longer be read or now
+    /// `skills/list`'s entries of the skills `shows` shows (a principal's
+    /// lens, SPEC §14.8), in catalog order.
+    pub(crate) fn entries(&self, shows: impl Fn(&str) -> bool) -> Vec<McpSkill> {
+        self.entries
+            .iter()
+            .filter(|(id, _)| shows(id))
+            .map(|(_, entry)| entry.clone())
+            .collect()
+    }
+
+    /// The file at `uri` as a resource's contents, when `shows` shows its
+    /// skill; `None` when `uri` is no such skill file's; `Some(Err)` when it can no longer be read or now
     /// leads outside its skill's folder (SPEC §9.8). A refusal names `uri`
     /// alone, never the file's place on disk nor a link's target; it is
     /// said on standard error the first time, with the file's path.
-    pub(crate) fn read(&self, uri: &str) -> Option<Result<ResourceContents, String>> {
-        let source = self.files.get(uri)?;
+    pub(crate) fn read(
+        &self,
+        uri: &str,
+        shows: impl Fn(&str) -> bool,
+    ) -> Option<Result<ResourceContents, String>> {
+        let (_, source) = self.files.get(uri).filter(|(id, _)| shows(id))?;
         let bytes = match source {
             Source::Text(text) => text.clone().into_bytes(),
             Source::Path { path, folder, said } => match read_inside(path, folder) {
@@ -236,7 +255,7 @@ impl SkillFiles {
     fn digest(&self, uri: &str) -> Option<String> {
         self.entries
             .iter()
-            .find_map(|entry| match &entry.resources {
+            .find_map(|(_, entry)| match &entry.resources {
                 SkillResources::Files(files) => files
                     .iter()
                     .find(|file| file.uri == uri)
@@ -474,8 +493,9 @@ mod tests {
             ..SkillMap::default()
         };
         let files = SkillFiles::gather(&mut map, |_| false, false);
-        assert_eq!(files.entries.len(), 2);
-        let uris: Vec<&str> = match &files.entries[0].resources {
+        assert_eq!(files.entries(|_| true).len(), 2);
+        let entries = files.entries(|_| true);
+        let uris: Vec<&str> = match &entries[0].resources {
             SkillResources::Files(listed) => listed.iter().map(|file| file.uri.as_str()).collect(),
             _ => Vec::new(),
         };
@@ -488,7 +508,7 @@ mod tests {
             ]
         );
         let Some(Ok(ResourceContents::TextResourceContents { text, .. })) =
-            files.read("skill://refunds/scripts/run%20me.sh")
+            files.read("skill://refunds/scripts/run%20me.sh", |_| true)
         else {
             panic!("the script reads as text");
         };
@@ -498,16 +518,16 @@ mod tests {
             Some(sha256_digest(b"echo hi\n"))
         );
         assert!(matches!(
-            files.read("skill://refunds/logo.bin"),
+            files.read("skill://refunds/logo.bin", |_| true),
             Some(Ok(ResourceContents::BlobResourceContents { .. }))
         ));
-        assert!(files.read("skill://refunds/.hidden").is_none());
+        assert!(files.read("skill://refunds/.hidden", |_| true).is_none());
         // Over HTTP the folder is no longer said; the resources are.
         assert_eq!(map.skills[0].folder, None);
         assert_eq!(map.skills[0].files_uri.as_deref(), Some("skill://refunds/"));
         // An inline skill serves its body as its SKILL.md.
         let Some(Ok(ResourceContents::TextResourceContents { text, .. })) =
-            files.read("skill://faq/SKILL.md")
+            files.read("skill://faq/SKILL.md", |_| true)
         else {
             panic!("the inline body reads");
         };
@@ -540,7 +560,7 @@ mod tests {
         let listed: Vec<Value> = files
             .entries
             .iter()
-            .map(|entry| serde_json::to_value(&entry.frontmatter).unwrap())
+            .map(|(_, entry)| serde_json::to_value(&entry.frontmatter).unwrap())
             .collect();
         assert_eq!(
             listed,
@@ -559,7 +579,7 @@ mod tests {
 
     /// The text `files` serves at `uri`, or why it does not.
     fn served(files: &SkillFiles, uri: &str) -> Result<String, String> {
-        match files.read(uri) {
+        match files.read(uri, |_| true) {
             Some(Ok(ResourceContents::TextResourceContents { text, .. })) => Ok(text),
             Some(Ok(other)) => Err(format!("not one text: {other:?}")),
             Some(Err(refused)) => Err(refused),
@@ -636,8 +656,8 @@ mod tests {
             ..SkillMap::default()
         };
         let files = SkillFiles::gather(&mut map, |id| id == "secret", true);
-        assert!(files.entries.is_empty());
-        assert!(files.read("skill://secret/SKILL.md").is_none());
+        assert!(files.entries(|_| true).is_empty());
+        assert!(files.read("skill://secret/SKILL.md", |_| true).is_none());
         assert_eq!(map.skills[1].files_uri, None);
     }
 }

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use clap::ValueEnum;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use skillgraph::skill_core::{Menu, ResultStatus, ToolResult, did_you_mean};
+use skillgraph::skill_core::{Menu, ResultStatus, ToolResult, did_you_mean, roles_taken};
 use skillgraph::skill_session::{CallAnswer, CallPolicy, Posture, Session, SessionConfig};
 use skillgraph::skill_tools::HostFormat;
 use skillgraph::{RecordWriter, prepare};
@@ -100,15 +100,32 @@ fn refused(code: &'static str, message: impl Into<String>) -> Refused {
     }
 }
 
+/// How `play` sets its session up.
+pub(super) struct Setup {
+    /// How reads of hops are judged.
+    pub(super) posture: PostureArg,
+    /// Which host tool calls are admitted.
+    pub(super) tools: CallPolicy,
+    /// The most characters read_skill's description holds.
+    pub(super) catalog_budget: usize,
+    /// `--anonymous-role`: the role the session takes on a map with roles
+    /// (`None`: `*`).
+    pub(super) role: Option<String>,
+}
+
 /// Run a session on the map at `path`, reading steps from standard input.
 pub(super) fn play(
     path: &Path,
-    posture: PostureArg,
-    tools: CallPolicy,
+    setup: Setup,
     record: Option<&Path>,
-    catalog_budget: usize,
     otlp: Option<&str>,
 ) -> Result<ExitCode, Failure> {
+    let Setup {
+        posture,
+        tools,
+        catalog_budget,
+        role,
+    } = setup;
     let exporter = skillgraph_otlp::Exporter::new(otlp)
         .map_err(|err| Failure::unusable(err.code(), err.to_string()))?;
     let mut trace = exporter.as_ref().map(skillgraph_otlp::Exporter::play);
@@ -122,6 +139,13 @@ pub(super) fn play(
         ));
     }
     let graph = prepared.into_graph().with_catalog_budget(catalog_budget);
+    // On a map with roles the session takes one (SPEC §14.8).
+    let roles = roles_taken(&graph.map().roles, &Vec::from_iter(role)).map_err(|refused| {
+        Failure::unusable(
+            refused.code(),
+            format!("{refused} (play takes --anonymous-role ROLE, else \"*\")"),
+        )
+    })?;
     let mut writer = record.map(RecordWriter::create).transpose()?;
     let mut session = Session::with_config(
         Arc::new(graph),
@@ -129,6 +153,7 @@ pub(super) fn play(
             posture: posture.into(),
             hidden: Vec::new(),
             tools,
+            roles,
         },
     );
     let mut taken = |session: &mut Session| -> Result<(), Failure> {

@@ -445,6 +445,28 @@ impl HttpServed {
             server: Some(server),
         }
     }
+
+    /// How the server ended, when it ends of itself within `within` (one
+    /// refused at start); `None` while it still serves.
+    pub fn ended_within(&mut self, within: std::time::Duration) -> Option<Result<(), ServeError>> {
+        let deadline = std::time::Instant::now() + within;
+        while self
+            .server
+            .as_ref()
+            .is_some_and(|server| !server.is_finished())
+        {
+            if std::time::Instant::now() > deadline {
+                return None;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let server = self.server.take()?;
+        Some(
+            server
+                .join()
+                .unwrap_or_else(|_| Err(ServeError::Handshake("the server panicked".to_owned()))),
+        )
+    }
 }
 
 impl Drop for HttpServed {
