@@ -930,3 +930,50 @@ fn a_session_another_replica_holds_is_503_not_unknown_while_the_store_is_away() 
     );
     assert_eq!(status, 503);
 }
+
+#[test]
+fn a_run_that_took_roles_goes_on_with_them_on_every_replica_and_its_hidden_tool_never_runs() {
+    let redis = Redis::start("roles", &[]);
+    let upstream = upstream::desk(upstream::desk_data());
+    let map = desk(
+        "replicas-roles",
+        json!({"desk": {"url": upstream.url}}),
+        |map| map["roles"] = json!({"support": {"hide": ["refunds"]}, "*": {}}),
+    );
+    let tokens = tokens_file("replicas-roles-tokens", &[("ann", "ann-token", "support")]);
+    let replicas = replicas(2, &map, &redis, |http| {
+        http.auth_tokens = Some(tokens.clone());
+    });
+    let ann = [("Authorization", "Bearer ann-token")];
+    // The risky order would move the whole map's run to refunds.
+    let first = call(
+        &replicas[0].addr,
+        "lookup_order",
+        json!({"order_id": 4412}),
+        &ann,
+    );
+    let run = handle_of(&first);
+    assert!(!first.to_string().contains("refunds"), "{first}");
+    // The other replica rebuilds the run from the store, with its roles.
+    let refused = call(
+        &replicas[1].addr,
+        "issue_refund",
+        json!({"order_id": 4412, "skillgraph_run": run}),
+        &ann,
+    );
+    assert_eq!(refused["isError"], true, "{refused}");
+    let said = texts(&refused).join(" ");
+    assert!(
+        said.contains("issue_refund is not offered from here"),
+        "{said}"
+    );
+    assert!(!said.contains("refunds"), "{said}");
+    assert_eq!(
+        upstream.calls.load(Ordering::Relaxed),
+        1,
+        "the withheld tool never reached the upstream"
+    );
+    let record = exported(&redis, &run);
+    assert!(record.contains(r#""roles":["support"]"#), "{record}");
+    replays_to_itself(&record).unwrap_or_else(|diff| panic!("{diff}\n{record}"));
+}

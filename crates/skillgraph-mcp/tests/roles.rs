@@ -13,7 +13,7 @@ mod common;
 use serde_json::{Value, json};
 use skillgraph_mcp::{ServeConfig, ServeError};
 
-use common::plain::{call, handle_of, sessionless, texts};
+use common::plain::{call, handle_of, post, sessionless, texts};
 use common::{HttpServed, desk, one_upstream, tokens_file};
 
 /// The shipped desk with `roles`: support cannot see refunds, auditors
@@ -262,4 +262,46 @@ fn a_map_with_roles_is_refused_over_http_without_principals_or_an_anonymous_role
     let answer = sessionless(served.addr.as_str(), "tools/list", None, json!({}), &[]);
     assert_eq!(answer.status, 200, "{}", answer.body);
     assert!(!answer.body.contains("refunds"), "{}", answer.body);
+}
+
+#[test]
+fn an_entry_hidden_from_a_principal_gives_it_no_instructions() {
+    let served = served(
+        "roles-instructions",
+        json!({"support": {"hide": ["triage"]}, "auditor": {}, "*": {}}),
+    );
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}
+    }});
+    let instructions = |token: &str| {
+        let opened = post(
+            &served.addr,
+            &[("Authorization", bearer(token).as_str())],
+            &initialize,
+        );
+        assert_eq!(opened.status, 200, "{}", opened.body);
+        opened.json()["result"]["instructions"].clone()
+    };
+    let theirs = instructions("ada-token");
+    assert!(
+        theirs
+            .as_str()
+            .is_some_and(|text| text.contains("<skill_content name=\"triage\">")),
+        "{theirs}"
+    );
+    assert_eq!(instructions("ann-token"), Value::Null);
+    let discovered = sessionless(
+        &served.addr,
+        "server/discover",
+        None,
+        json!({}),
+        &[("Authorization", bearer("ann-token").as_str())],
+    );
+    assert!(
+        discovered.json()["result"]["capabilities"].is_object(),
+        "{}",
+        discovered.body
+    );
+    assert!(!discovered.body.contains("triage"), "{}", discovered.body);
 }
