@@ -16,6 +16,7 @@
 use std::time::Duration;
 
 use rmcp::ErrorData;
+use rmcp::model::ErrorCode;
 use skillgraph::skill_session::{Event, Run};
 
 use crate::StoreError;
@@ -258,6 +259,12 @@ pub(crate) async fn reload(slot: &Slot, store: &Store, handle: &str) -> Result<(
     let mut state = lock(slot)?;
     let had = state.kept.as_ref().map_or(0, |kept| kept.seq);
     let holds = loaded.as_ref().map_or(0, |loaded| loaded.seq);
+    if loaded.is_none() && had > 0 {
+        // The store lost the whole run (SPEC §14.11): it is unknown now,
+        // and nothing is appended again from memory.
+        drop(state);
+        return Err(gone(slot));
+    }
     if holds < had {
         warn(&format!(
             "the run store at {} holds {holds} step(s) of run {handle}, where this replica had {had}: steps were lost in the store (restarted without its append-only file?); the run goes on from what the store holds",
@@ -307,6 +314,12 @@ fn gone(slot: &Slot) -> ErrorData {
         kept.stale = true;
     }
     ErrorData::invalid_params(translate::NO_SUCH_RUN, None)
+}
+
+/// Whether `err` is [`gone`]'s: the caller answers a call with it as with
+/// any unknown run.
+pub(crate) fn is_gone(err: &ErrorData) -> bool {
+    err.code == ErrorCode::INVALID_PARAMS && err.message == translate::NO_SUCH_RUN
 }
 
 /// Start `slot`'s run under `generation` if it has not started, so that its

@@ -859,7 +859,16 @@ impl ServerHandler for Gateway {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let span = self.span("tools/call", Target::Tool(request.name.as_ref()), &context);
-        let answer = span.answered(self.call(request, context, &span).await);
+        // A run the store lost while this replica held it is answered as
+        // any unknown run (SPEC §14.11).
+        let called = self.call(request, context, &span).await.or_else(|err| {
+            if doorway::is_gone(&err) {
+                Ok(CallToolResponse::Complete(translate::no_such_run()))
+            } else {
+                Err(err)
+            }
+        });
+        let answer = span.answered(called);
         if let Ok(CallToolResponse::Complete(result)) = &answer {
             span.tool_answered(result);
         }

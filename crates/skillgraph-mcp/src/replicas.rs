@@ -71,6 +71,9 @@ async fn round(hub: &Hub, store: &Arc<Store>, registered: &AtomicBool) {
         }
         Err(_) => return,
     }
+    if store.started_again().await {
+        forget_lost_runs(hub, store).await;
+    }
     // The store answers again: what could not be closed is closed now.
     for (run, call) in store.take_held_closes() {
         if close(hub, &run, call, STORE_UNREACHABLE).await.is_err() {
@@ -85,6 +88,33 @@ async fn round(hub: &Hub, store: &Arc<Store>, registered: &AtomicBool) {
             let _ = store.forget(&id).await;
         }
     }
+}
+
+/// The store started again: the runs held here that it no longer holds
+/// (it ran without its append-only file) are said once, counted, and
+/// answered as unknown from now on. Nothing is appended again from memory
+/// (SPEC §14.11).
+async fn forget_lost_runs(hub: &Hub, store: &Store) {
+    let Some(runs) = hub.runs.as_ref() else {
+        return;
+    };
+    let held = runs.stored();
+    if held.is_empty() {
+        return;
+    }
+    let Ok(lost) = store.missing(&held).await else {
+        return;
+    };
+    if lost.is_empty() {
+        return;
+    }
+    runs.forget(&lost);
+    warn(&format!(
+        "the run store at {} started again without {} of the {} runs this replica holds (it ran without its append-only file?); they are answered as unknown runs from now on, and nothing is appended again from memory",
+        store.name(),
+        lost.len(),
+        held.len()
+    ));
 }
 
 /// Close every call replica `id` left open, for `reason`; whether every one

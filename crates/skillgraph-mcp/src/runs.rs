@@ -396,6 +396,31 @@ impl Runs {
         Ok(Ok(()))
     }
 
+    /// The handles of the runs held here that a shared store took steps
+    /// of.
+    pub(crate) fn stored(&self) -> Vec<String> {
+        let Ok(table) = self.table.lock() else {
+            return Vec::new();
+        };
+        table
+            .iter()
+            .filter(|(_, held)| {
+                lock(&held.slot)
+                    .is_ok_and(|state| state.kept.as_ref().is_some_and(|kept| kept.seq > 0))
+            })
+            .map(|(handle, _)| handle.clone())
+            .collect()
+    }
+
+    /// Drop the runs `handles` name: they are unknown from now on.
+    pub(crate) fn forget(&self, handles: &[String]) {
+        if let Ok(mut table) = self.table.lock() {
+            for handle in handles {
+                table.remove(handle);
+            }
+        }
+    }
+
     /// How many runs are held.
     #[cfg(test)]
     fn len(&self) -> usize {

@@ -336,6 +336,9 @@ pub(crate) struct Store {
     /// step first (said when the replica stops).
     pub(crate) landed: std::sync::atomic::AtomicU64,
     pub(crate) conflicts: std::sync::atomic::AtomicU64,
+    /// The store process's `run_id` when last asked: another one means the
+    /// store started again (and may have come back without runs).
+    server: Mutex<Option<String>>,
 }
 
 /// `url` as messages name it: `HOST:PORT[/DB]`, never with credentials.
@@ -380,6 +383,14 @@ fn server_version(info: &str) -> String {
         Some(valkey) => format!("valkey {valkey}"),
         None => field("redis_version:").unwrap_or_else(|| "unknown".to_owned()),
     }
+}
+
+/// The store process's `run_id` in `INFO server`'s text: new at every
+/// start of the store.
+fn server_run(info: &str) -> Option<String> {
+    info.lines()
+        .find_map(|line| line.strip_prefix("run_id:"))
+        .map(|run| run.trim().to_owned())
 }
 
 /// Whether a store of `version` (as [`server_version`] says it) has
@@ -546,13 +557,15 @@ impl Store {
                 "the run store at {name} refuses CONFIG, so its maxmemory-policy (which must be noeviction) and appendonly (which should be yes) are not checked"
             )),
         }
+        let info: Option<String> = redis::cmd("INFO")
+            .arg("server")
+            .query_async(&mut connection)
+            .await
+            .ok();
         if config.durability == Durability::Fsync {
-            let info: String = redis::cmd("INFO")
-                .arg("server")
-                .query_async(&mut connection)
-                .await
-                .map_err(unreachable)?;
-            let version = server_version(&info);
+            let version = info
+                .as_deref()
+                .map_or_else(|| "unknown".to_owned(), server_version);
             if !waits_for_aof(&version) {
                 return Err(StoreError::NoFsync {
                     store: name,
@@ -582,7 +595,53 @@ impl Store {
             pending: Mutex::new(Vec::new()),
             landed: std::sync::atomic::AtomicU64::new(0),
             conflicts: std::sync::atomic::AtomicU64::new(0),
+            server: Mutex::new(info.as_deref().and_then(server_run)),
         })
+    }
+
+    /// Whether the store started again since it was last asked (its
+    /// `run_id` changed; SPEC §14.11): `false` when it cannot say (a store
+    /// that refuses `INFO`).
+    pub(crate) async fn started_again(&self) -> bool {
+        let mut connection = self.connection.clone();
+        let Ok(info) = self
+            .round(
+                redis::cmd("INFO")
+                    .arg("server")
+                    .query_async::<String>(&mut connection),
+            )
+            .await
+        else {
+            return false;
+        };
+        let Some(now) = server_run(&info) else {
+            return false;
+        };
+        let Ok(mut server) = self.server.lock() else {
+            return false;
+        };
+        let before = server.replace(now.clone());
+        before.is_some_and(|before| before != now)
+    }
+
+    /// Which of `runs` the store holds no step of now.
+    ///
+    /// # Errors
+    ///
+    /// Why the store could not be asked.
+    pub(crate) async fn missing(&self, runs: &[String]) -> Result<Vec<String>, String> {
+        let mut pipe = redis::pipe();
+        for run in runs {
+            pipe.hget(self.key(run, "m"), "seq");
+        }
+        let mut connection = self.connection.clone();
+        let held: Vec<Option<u64>> = self.round(pipe.query_async(&mut connection)).await?;
+        Ok(runs
+            .iter()
+            .zip(held)
+            .filter(|(_, seq)| seq.is_none())
+            .map(|(run, _)| run.clone())
+            .collect())
     }
 
     /// Keep `calls` of `run`, whose close could not be stored, to close

@@ -977,3 +977,75 @@ fn a_run_that_took_roles_goes_on_with_them_on_every_replica_and_its_hidden_tool_
     assert!(record.contains(r#""roles":["support"]"#), "{record}");
     replays_to_itself(&record).unwrap_or_else(|diff| panic!("{diff}\n{record}"));
 }
+
+#[test]
+fn runs_a_store_started_again_without_them_are_answered_as_unknown_and_never_appended_again() {
+    // A store with no append-only file: a restart loses every run.
+    let mut redis = Redis::start("lost", &["--appendonly", "no"]);
+    let upstream = upstream::desk(upstream::desk_data());
+    let map = desk_map("replicas-lost", &upstream);
+    let replicas = replicas(2, &map, &redis, |_| {});
+    let first = handle_of(&call(
+        &replicas[0].addr,
+        "lookup_order",
+        json!({"order_id": 4412}),
+        &[],
+    ));
+    let second = handle_of(&call(
+        &replicas[1].addr,
+        "lookup_order",
+        json!({"order_id": 4412}),
+        &[],
+    ));
+    redis.kill();
+    redis.restart();
+    for replica in &replicas {
+        // The first request after the restart finds the old connection
+        // gone (answered unreachable: a client re-issues); the next ones
+        // go on the new one.
+        let _ = sessionless(
+            &replica.addr,
+            "tools/call",
+            Some("lookup_order"),
+            json!({"name": "lookup_order", "arguments": {"order_id": 1, "skillgraph_run": "run_00000000000000000000000000000000"}}),
+            &[],
+        );
+        assert!(ready_within(&replica.addr, 200, Duration::from_secs(5)).is_some());
+    }
+    let unknown = call(
+        &replicas[0].addr,
+        "issue_refund",
+        json!({"order_id": 4412, "skillgraph_run": "run_00000000000000000000000000000000"}),
+        &[],
+    );
+    // Each replica held one of the runs: held, lost, and answered as any
+    // unknown run, whether its heartbeat noticed the restart yet or not.
+    for (replica, run) in [(0, &first), (1, &second), (0, &second), (1, &first)] {
+        let answer = call(
+            &replicas[replica].addr,
+            "issue_refund",
+            json!({"order_id": 4412, "skillgraph_run": run}),
+            &[],
+        );
+        assert_eq!(answer, unknown, "replica {replica}, run {run}");
+    }
+    // After the heartbeat's round (every 3 s), the same.
+    std::thread::sleep(Duration::from_millis(3500));
+    let answer = call(
+        &replicas[0].addr,
+        "lookup_order",
+        json!({"order_id": 4412, "skillgraph_run": first}),
+        &[],
+    );
+    assert_eq!(answer, unknown);
+    for run in [&first, &second] {
+        assert_eq!(
+            redis
+                .command(&["EXISTS", &format!("sg:{{{run}}}:m")])
+                .as_deref(),
+            Some(":0"),
+            "nothing of {run} was appended again"
+        );
+    }
+    assert_eq!(upstream.calls.load(Ordering::Relaxed), 2);
+}
