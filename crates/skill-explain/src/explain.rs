@@ -9,8 +9,8 @@ use skill_core::{Skill, SkillMap, TargetClass};
 use skill_guard::{evidence_caption, preconditions_pass};
 use skill_session::{
     CallEvent, CallPolicy, CallRefusal, ConditionRecord, ConflictRecord, DeclaredMap, Event,
-    GuardRecord, MoveBy, MoveEvent, OwnedOfferView, OwnedRow, Posture, ReadEvent, Record, Refusal,
-    ResultEvent, RoutedRecord, StartEvent, TurnEvent,
+    GuardRecord, MoveBy, MoveEvent, OnSkip, OwnedOfferView, OwnedRow, Posture, ReadEvent, Record,
+    Refusal, ResultEvent, RoutedRecord, StartEvent, StepAction, StepEvent, StepRef, TurnEvent,
 };
 
 use crate::draw::{PathStep, mermaid_with_path};
@@ -78,6 +78,9 @@ pub struct Explanation {
     /// The calls of host tools the call gate refused up to that point.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub refused_calls: Vec<RefusedCall>,
+    /// Each step of a procedure done, skipped or left unfinished (SPEC
+    /// §15.9), in record order.
+    pub steps: Vec<StepEvent>,
     /// The calls accepted up to that point with no result in the record:
     /// still running when the record ends, or left open by a writer that
     /// stopped mid-call (SPEC §8.4).
@@ -222,6 +225,49 @@ pub struct RefusedCall {
     pub refusal: CallRefusal,
     /// The skills the answer named.
     pub named: Vec<String>,
+    /// With `step-held`: the step that held the tool out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub held: Option<StepRef>,
+}
+
+/// One `step` event in words.
+fn step_line(event: &StepEvent) -> String {
+    let step = &event.step;
+    let next = |next: &Option<usize>| match next {
+        Some(number) => format!("step {number} is current"),
+        None => "the procedure is complete".to_owned(),
+    };
+    match &event.action {
+        StepAction::Advanced { next: after } => format!(
+            "{} step {} of {} ({}) done; {}",
+            step.skill,
+            step.step,
+            step.of,
+            step.tool,
+            next(after)
+        ),
+        StepAction::Skipped {
+            reason,
+            on_skip,
+            next: after,
+        } => format!(
+            "{} step {} of {} ({}) skipped ({:?}, on_skip {}); {}",
+            step.skill,
+            step.step,
+            step.of,
+            step.tool,
+            reason,
+            match on_skip {
+                OnSkip::Advance => "advance",
+                OnSkip::Hold => "hold",
+            },
+            next(after)
+        ),
+        StepAction::Unfinished { remaining, .. } => format!(
+            "{}'s procedure left at step {} of {}: steps {:?} not done",
+            step.skill, step.step, step.of, remaining
+        ),
+    }
 }
 
 /// A call the call gate accepted whose result the record does not hold.
@@ -269,6 +315,7 @@ pub fn explain(record: &Record, iteration: Option<u64>) -> Result<Explanation, E
             Event::Read(read) => walk.read(read),
             Event::Call(call) => walk.call(call),
             Event::Result(result) => walk.result(result),
+            Event::Step(step) => walk.steps.push(step.clone()),
             Event::Move(moved) => {
                 walk.moved(moved);
                 if moved.by != MoveBy::Rule && iteration == Some(moved.iteration) {
@@ -307,6 +354,7 @@ struct Walk<'r> {
     refused: Vec<RefusedRead>,
     refused_calls: Vec<RefusedCall>,
     open_calls: Vec<OpenCall>,
+    steps: Vec<StepEvent>,
     /// Turns begun so far, and the rule that decided the last one's start.
     turns: u64,
     routed: Option<&'r RoutedRecord>,
@@ -324,6 +372,7 @@ impl<'r> Walk<'r> {
             refused: Vec::new(),
             refused_calls: Vec::new(),
             open_calls: Vec::new(),
+            steps: Vec::new(),
             turns: 0,
             routed: None,
         }
@@ -349,6 +398,7 @@ impl<'r> Walk<'r> {
                 call: number,
                 refusal: refusal.unwrap_or(CallRefusal::NotOffered),
                 named: call.allowed.clone().unwrap_or_default(),
+                held: call.held.clone(),
             }),
             (true, _, None) => {}
         }
@@ -487,6 +537,7 @@ impl<'r> Walk<'r> {
             refused_reads: self.refused,
             refused_calls: self.refused_calls,
             open_calls: self.open_calls,
+            steps: self.steps,
             active,
             warning,
             map: self.map.clone(),
@@ -586,6 +637,19 @@ impl Explanation {
                 call.refusal.code(),
                 listed(&call.named)
             );
+            if let Some(held) = &call.held {
+                let _ = writeln!(
+                    out,
+                    "    held out by step {} of {} of {}'s procedure ({}), the current one",
+                    held.step, held.of, held.skill, held.tool
+                );
+            }
+        }
+        if !self.steps.is_empty() {
+            let _ = writeln!(out, "\nProcedure steps:");
+        }
+        for step in &self.steps {
+            let _ = writeln!(out, "  iteration {}: {}", step.iteration, step_line(step));
         }
         if !self.open_calls.is_empty() {
             let _ = writeln!(out, "\nCalls with no result in the record:");

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 pub use skill_core::MoveBy;
 use skill_core::{
-    Flavor, Menu, Roles, Route, Skill, SkillMap, Start, TargetClass, ToolDecl, Trigger,
+    Flavor, Menu, Roles, Route, Skill, SkillMap, Start, Step, TargetClass, ToolDecl, Trigger,
 };
 use skill_guard::{ConditionValue, Conflict, GuardEvaluation, Operator};
 use skill_tools::OwnedOfferView;
@@ -135,18 +135,117 @@ impl Refusal {
 pub enum CallRefusal {
     /// No active skill carries the tool, and the policy is `strict`.
     NotOffered,
+    /// The tool is a later (or earlier) step of the procedure in progress,
+    /// held out until the current step is done or skipped (SPEC §15.2).
+    StepHeld,
+    /// `skip_step` without a reason.
+    SkipNeedsReason,
+    /// `skip_step` with no procedure in progress.
+    NoProcedure,
 }
 
 impl CallRefusal {
     /// Every call refusal.
-    pub const ALL: [CallRefusal; 1] = [CallRefusal::NotOffered];
+    pub const ALL: [CallRefusal; 4] = [
+        CallRefusal::NotOffered,
+        CallRefusal::StepHeld,
+        CallRefusal::SkipNeedsReason,
+        CallRefusal::NoProcedure,
+    ];
 
     /// The refusal's stable code, as the record spells it.
     pub fn code(self) -> &'static str {
         match self {
             CallRefusal::NotOffered => "not-offered",
+            CallRefusal::StepHeld => "step-held",
+            CallRefusal::SkipNeedsReason => "skip-needs-reason",
+            CallRefusal::NoProcedure => "no-procedure",
         }
     }
+}
+
+/// A step of a skill's procedure (SPEC §15.1): `{ skill, step, of, tool }`,
+/// the step numbered from 1.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepRef {
+    /// The skill whose procedure it is.
+    pub skill: String,
+    /// Its number, from 1.
+    pub step: usize,
+    /// How many steps the procedure has.
+    pub of: usize,
+    /// The tool it runs.
+    pub tool: String,
+}
+
+/// What a skill's `on_skip` says a skipped step does (SPEC §15.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OnSkip {
+    /// The pointer moves on to the next step (the default).
+    #[default]
+    Advance,
+    /// The pointer stays on the skipped step.
+    Hold,
+}
+
+impl OnSkip {
+    /// A skill's `on_skip` as declared: `hold`, else `advance` (any other
+    /// text is the check-up's `on-skip-unknown`).
+    pub fn of(declared: Option<&str>) -> Self {
+        match declared {
+            Some("hold") => OnSkip::Hold,
+            _ => OnSkip::Advance,
+        }
+    }
+}
+
+/// Why a procedure was left unfinished.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UnfinishedCause {
+    /// The cursor left the skill.
+    Left,
+}
+
+/// What happened to a step, with what each action records.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "kebab-case")]
+pub enum StepAction {
+    /// A successful result of the step's tool did it.
+    Advanced {
+        /// The step now current; `null` once the procedure is complete.
+        next: Option<usize>,
+    },
+    /// The model skipped it with `skip_step`.
+    Skipped {
+        /// The model's reason.
+        reason: String,
+        /// What the skill's `on_skip` made of it.
+        on_skip: OnSkip,
+        /// The step now current; `null` once the procedure is complete.
+        next: Option<usize>,
+    },
+    /// The procedure was left with this step current.
+    Unfinished {
+        /// The steps not done, by number.
+        remaining: Vec<usize>,
+        /// Why.
+        cause: UnfinishedCause,
+    },
+}
+
+/// `step`: the procedure's pointer moved or was left (SPEC §15.8).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepEvent {
+    /// The iteration.
+    pub iteration: u64,
+    /// The step it happened to.
+    #[serde(flatten)]
+    pub step: StepRef,
+    /// What happened.
+    #[serde(flatten)]
+    pub action: StepAction,
 }
 
 /// The record format's version, written as `"v"` on every line.
@@ -175,6 +274,8 @@ pub enum Event {
     Result(ResultEvent),
     /// An iteration ended and the cursor moved (or stayed).
     Move(MoveEvent),
+    /// A step of the procedure in progress was done, skipped or left.
+    Step(StepEvent),
 }
 
 impl Event {
@@ -188,6 +289,7 @@ impl Event {
             Event::Call(e) => e.iteration,
             Event::Result(e) => e.iteration,
             Event::Move(e) => e.iteration,
+            Event::Step(e) => e.iteration,
         }
     }
 
@@ -202,6 +304,7 @@ impl Event {
             Event::Call(_) => "call",
             Event::Result(_) => "result",
             Event::Move(_) => "move",
+            Event::Step(_) => "step",
         }
     }
 
@@ -307,6 +410,8 @@ impl DeclaredMap {
                     skill.trigger = declared.trigger;
                     skill.flavor = declared.flavor.clone();
                     skill.tools = declared.tools.iter().map(ToolDecl::new).collect();
+                    skill.steps.clone_from(&declared.steps);
+                    skill.on_skip.clone_from(&declared.on_skip);
                     skill
                 })
                 .collect(),
@@ -329,6 +434,8 @@ impl DeclaredMap {
                     tools: skill.tools.iter().map(|tool| tool.name.clone()).collect(),
                     trigger: skill.trigger,
                     flavor: skill.flavor.clone(),
+                    steps: skill.steps.clone(),
+                    on_skip: skill.on_skip.clone(),
                 })
                 .collect(),
             entries: map.entries.clone(),
@@ -359,6 +466,13 @@ pub struct DeclaredSkill {
     /// flavor `skill` can be open.
     #[serde(default, skip_serializing_if = "Flavor::is_skill")]
     pub flavor: Flavor,
+    /// Its procedure, when it has one (SPEC §15.1): a replay holds tools
+    /// out and advances as the session did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps: Option<Vec<Step>>,
+    /// Its `on_skip`, when declared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_skip: Option<String>,
 }
 
 fn is_default_trigger(trigger: &Trigger) -> bool {
@@ -455,6 +569,9 @@ pub struct CallEvent {
     /// carry the tool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allowed: Option<Vec<String>>,
+    /// When refused `step-held`: the current step, which holds it out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held: Option<StepRef>,
 }
 
 /// `result`: a host tool's result, observed.

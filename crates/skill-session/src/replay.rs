@@ -8,7 +8,9 @@ use std::sync::Arc;
 use skill_core::{MoveBy, ToolResult};
 
 use crate::graph::Graph;
-use crate::record::{Event, ReadEvent, Refusal, ResultEvent};
+use crate::record::{
+    CallEvent, CallRefusal, Event, ReadEvent, Refusal, ResultEvent, StepAction, StepEvent,
+};
 use crate::session::{CANCELLED, INPUT_REQUIRED, ObserveError, ReadError, Session, SessionConfig};
 
 /// A record that cannot be replayed.
@@ -162,9 +164,28 @@ pub(crate) fn feed(
                     .read_skill(&read.id)
                     .map_err(|error| ReplayError::Read { index, error })?;
             }
+            // `skip_step` is the session's own tool (SPEC §15.8): a refused
+            // one is fed again without its reason (none, or one with no
+            // procedure to skip), an accepted one from its `step`.
+            Event::Call(CallEvent {
+                tool_name,
+                refusal: Some(refusal @ (CallRefusal::SkipNeedsReason | CallRefusal::NoProcedure)),
+                ..
+            }) if tool_name == skill_tools::SKIP_STEP => {
+                let reason = (*refusal == CallRefusal::NoProcedure).then_some("-");
+                session.skip_step(reason);
+            }
             Event::Call(call) => {
                 session.call_tool(&call.tool_name);
             }
+            Event::Step(StepEvent {
+                action: StepAction::Skipped { reason, .. },
+                ..
+            }) => {
+                session.skip_step(Some(reason));
+            }
+            // Advances and unfinished procedures are decided again.
+            Event::Step(_) => {}
             Event::Result(ResultEvent {
                 tool_name,
                 call: Some(call),

@@ -12,7 +12,11 @@ use skill_tools::{ToolDescriptor, read_skill_id};
 use crate::graph::Graph;
 use crate::record::{Event, Refusal};
 use crate::replay::ReplayError;
-use crate::session::{CallAnswer, ObserveError, ReadError, Session, SessionConfig};
+use crate::session::{CallAnswer, ObserveError, ReadError, Session, SessionConfig, SkipAnswer};
+
+/// What a run's tool list follows: its active skills, and the current
+/// step of the procedure in progress.
+type Shown = (Vec<String>, Option<Option<usize>>);
 
 /// One run: a [`Session`] with one turn, every read and call an iteration.
 ///
@@ -76,10 +80,27 @@ pub enum RunCall {
 /// What a forwarded call's answer brings, beyond the upstream's own.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunAnswer {
+    /// When the answer did a step of the procedure in progress: which,
+    /// and the step now current (SPEC §15.9), to follow the upstream's
+    /// answer before any body.
+    pub step: Option<String>,
     /// When a route moved the run: the new skill's body in its
     /// `<skill_content>` block, to follow the upstream's answer.
     pub body: Option<String>,
-    /// Whether the active skills changed (the tool list with them).
+    /// Whether the active skills or the procedure's step changed (the
+    /// tool list with them).
+    pub changed: bool,
+}
+
+/// What a `skip_step` call of a run answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunSkip {
+    /// Whether the step was skipped (else refused, and recorded as a
+    /// `call`).
+    pub skipped: bool,
+    /// The answer for the model.
+    pub text: String,
+    /// Whether the tool list changed.
     pub changed: bool,
 }
 
@@ -188,7 +209,7 @@ impl Run {
     /// [`ReadError::UnknownSkill`] when `id` is not a skill of the map;
     /// nothing is recorded and no iteration ends.
     pub fn read(&mut self, id: &str) -> Result<RunRead, ReadError> {
-        let before = self.active();
+        let before = self.shown();
         let answer = self.session.read_skill(id)?;
         let accepted = answer.accepted();
         let text = match accepted.then(|| self.session.body_block(id)).flatten() {
@@ -199,7 +220,7 @@ impl Run {
         Ok(RunRead {
             accepted,
             text,
-            changed: self.active() != before,
+            changed: self.shown() != before,
         })
     }
 
@@ -250,6 +271,24 @@ impl Run {
         }
     }
 
+    /// A `skip_step` call with its JSON `input` (SPEC §15.2): judged and
+    /// answered by the session, the iteration ended. An input whose reason
+    /// is missing, blank or not a string is refused `skip-needs-reason`.
+    pub fn skip_step(&mut self, input: &serde_json::Value) -> RunSkip {
+        let before = self.shown();
+        let reason = skill_tools::SkipStepCall.call(input).ok();
+        let (skipped, text) = match self.session.skip_step(reason.as_deref()) {
+            SkipAnswer::Skipped { text, .. } => (true, text),
+            SkipAnswer::Refused { text, .. } => (false, text),
+        };
+        self.session.end_iteration();
+        RunSkip {
+            skipped,
+            text,
+            changed: self.shown() != before,
+        }
+    }
+
     /// A call of the host tool `tool`, judged by the call gate and
     /// recorded, an accepted call before it is made. A refusal ends the
     /// iteration.
@@ -272,9 +311,10 @@ impl Run {
     /// result's tool (a number [`call`](Self::call) never gave, or one
     /// already answered); nothing is recorded and no iteration ends.
     pub fn answered(&mut self, call: u64, result: ToolResult) -> Result<RunAnswer, ObserveError> {
-        let before = self.active();
+        let before = self.shown();
+        let mark = self.session.events().len();
         self.session.observe_call(call, result)?;
-        Ok(self.end_answered(before))
+        Ok(self.end_answered(before, mark))
     }
 
     /// A forwarded call of `tool` the client cancelled: recorded as
@@ -321,15 +361,26 @@ impl Run {
 
     /// End an answered call's iteration: a move by a route brings the new
     /// skill's body; `before` is what was active when the call came.
-    fn end_answered(&mut self, before: Vec<String>) -> RunAnswer {
+    fn end_answered(&mut self, before: Shown, mark: usize) -> RunAnswer {
+        let step = self
+            .session
+            .events()
+            .get(mark..)
+            .unwrap_or_default()
+            .iter()
+            .find_map(|event| match event {
+                Event::Step(step) => Some(self.session.step_said(step)),
+                _ => None,
+            });
         let moved = self.session.end_iteration();
         let body = match (moved.by, moved.to.clone()) {
             (crate::MoveBy::Route, Some(to)) => self.session.body_block(&to),
             _ => None,
         };
         RunAnswer {
+            step,
             body,
-            changed: self.active() != before,
+            changed: self.shown() != before,
         }
     }
 
@@ -346,9 +397,10 @@ impl Run {
         tool: &str,
         error: &str,
     ) -> Result<RunAnswer, ObserveError> {
-        let before = self.active();
+        let before = self.shown();
+        let mark = self.session.events().len();
         self.session.observe_failure(tool, Some(call), error)?;
-        Ok(self.end_answered(before))
+        Ok(self.end_answered(before, mark))
     }
 
     /// Take the events recorded so far.
@@ -362,6 +414,12 @@ impl Run {
             .into_iter()
             .map(str::to_owned)
             .collect()
+    }
+
+    /// What the tool list follows: the active skills and the procedure's
+    /// current step.
+    fn shown(&self) -> Shown {
+        (self.active(), self.session.procedure().map(|p| p.step))
     }
 }
 
@@ -636,6 +694,7 @@ mod tests {
             assert_eq!(
                 answer.unwrap(),
                 RunAnswer {
+                    step: None,
                     body: None,
                     changed: false
                 }

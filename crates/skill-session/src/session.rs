@@ -2,6 +2,10 @@
 //! reads, collects results, moves the cursor once per iteration, answers
 //! what the model may be shown, and appends every step to its record.
 
+mod procedure;
+
+pub use procedure::{Procedure, SkipAnswer};
+
 use std::sync::Arc;
 
 use skill_core::{
@@ -15,9 +19,9 @@ use crate::call_gate::{CallVerdict, judge_call};
 use crate::gate::Gate;
 use crate::graph::Graph;
 use crate::record::{
-    CallEvent, CallPolicy, ConflictRecord, Event, GuardRecord, MoveBy, MoveEvent, OfferEvent,
-    Posture, ReadEvent, Refusal, ResultEvent, RoutedRecord, StartEvent, TurnEvent, head,
-    head_within,
+    CallEvent, CallPolicy, CallRefusal, ConflictRecord, Event, GuardRecord, MoveBy, MoveEvent,
+    OfferEvent, Posture, ReadEvent, Refusal, ResultEvent, RoutedRecord, StartEvent, TurnEvent,
+    head, head_within,
 };
 
 /// A skill's body as the model is shown it outside a tool answer: inside
@@ -292,6 +296,8 @@ pub struct Session {
     numbered: bool,
     /// The accepted calls whose result has not come yet: number and tool.
     open: Vec<(u64, String)>,
+    /// Where the procedure of the cursor's skill stands (SPEC §15.1).
+    pointer: Option<procedure::Pointer>,
     events: Vec<Event>,
 }
 
@@ -331,7 +337,7 @@ impl Session {
             roles,
             map: Arc::clone(graph.declared()),
         });
-        Session {
+        let mut session = Session {
             graph,
             posture,
             hidden,
@@ -348,8 +354,11 @@ impl Session {
             calls: 0,
             numbered: true,
             open: Vec::new(),
+            pointer: None,
             events: vec![start],
-        }
+        };
+        session.pointer = session.pointer_at(session.cursor.clone().as_deref());
+        session
     }
 
     /// The graph.
@@ -454,6 +463,7 @@ impl Session {
         let routed = routed?;
         self.menu_outstanding = false;
         let from = self.cursor.replace(routed.use_skill.clone());
+        self.cursor_moved(from.as_deref());
         let reachable = graph.reachable_ids(self.cursor.as_deref());
         self.events.push(Event::Move(MoveEvent {
             iteration: self.iteration,
@@ -515,6 +525,9 @@ impl Session {
             tools.push(read);
         }
         tools.extend(graph.list_skills().cloned());
+        if self.offers_skip_step() {
+            tools.push(skill_tools::skip_step());
+        }
         tools
     }
 
@@ -529,9 +542,13 @@ impl Session {
             hidden_ids: self.hidden.clone(),
             ..ReadSkillOffer::default()
         };
+        let stepped = skills
+            .iter()
+            .any(|skill| skill.steps.as_ref().is_some_and(|steps| !steps.is_empty()));
         read_skill_within(skills, Some(&offer), self.graph.catalog_budget())
             .into_iter()
             .chain(self.graph.list_skills().cloned())
+            .chain(stepped.then(skill_tools::skip_step))
             .collect()
     }
 
@@ -609,21 +626,33 @@ impl Session {
             (None, true) => "This run is in no skill yet".to_owned(),
             (None, false) => format!("This run has {others} active"),
         };
-        if may.is_empty() {
-            return if view.nothing_reachable {
+        let mut said = if may.is_empty() {
+            if view.nothing_reachable {
                 format!("{place}; nothing is reachable from here.")
             } else {
                 format!("{place}.")
-            };
-        }
-        let mut named = may[..may.len().min(NAMED)].join(", ");
-        if may.len() > NAMED {
-            named.push_str(&format!(
-                " and {} more (list_skills lists every skill)",
-                may.len() - NAMED
+            }
+        } else {
+            let mut named = may[..may.len().min(NAMED)].join(", ");
+            if may.len() > NAMED {
+                named.push_str(&format!(
+                    " and {} more (list_skills lists every skill)",
+                    may.len() - NAMED
+                ));
+            }
+            format!("{place}; from here read_skill may take: {named}.")
+        };
+        // The current step of the procedure in progress (SPEC §15.9).
+        if let Some(procedure) = self.procedure().filter(|p| p.step.is_some()) {
+            said.push_str(&format!(
+                " Its procedure is at step {} of {}: {} ({}).",
+                procedure.step.unwrap_or_default(),
+                procedure.of,
+                procedure.note.unwrap_or_default(),
+                procedure.tool.unwrap_or_default()
             ));
         }
-        format!("{place}; from here read_skill may take: {named}.")
+        said
     }
 
     /// The active skills: the cursor's, then every skill an accepted read
@@ -648,7 +677,7 @@ impl Session {
             .filter_map(|id| self.graph.skill(id))
         {
             for tool in &skill.tools {
-                if !tools.contains(&tool.name.as_str()) {
+                if !tools.contains(&tool.name.as_str()) && self.held_by(&tool.name).is_none() {
                     tools.push(&tool.name);
                 }
             }
@@ -670,8 +699,9 @@ impl Session {
     /// every tool does (but one only withheld skills carry), else it must be among the [visible
     /// tools](Self::visible_tools). A host that lists tools lists these.
     pub fn offers_call(&self, tool: &str) -> bool {
-        (self.policy == CallPolicy::All && !self.graph.withholds_tool(tool))
-            || self.offers_tool(tool)
+        ((self.policy == CallPolicy::All && !self.graph.withholds_tool(tool))
+            || self.offers_tool(tool))
+            && self.held_by(tool).is_none()
     }
 
     /// `id`'s body as the model is shown it outside the system prompt: the
@@ -802,6 +832,20 @@ impl Session {
         self.calls += 1;
         let number = self.calls;
         let call = self.numbered.then_some(number);
+        if let Some(step) = self.held_by(tool) {
+            let text = self.held_text(tool, &step);
+            let call = CallEvent {
+                iteration: self.iteration,
+                tool_name: tool.to_owned(),
+                call,
+                accepted: false,
+                refusal: Some(CallRefusal::StepHeld),
+                allowed: Some(vec![step.skill.clone()]),
+                held: Some(step),
+            };
+            self.events.push(Event::Call(call.clone()));
+            return CallAnswer::Refused { text, call };
+        }
         match judge_call(&self.gate(), self.policy, tool, self.offers_tool(tool)) {
             CallVerdict::Admitted => {
                 if self.numbered {
@@ -812,6 +856,7 @@ impl Session {
                         accepted: true,
                         refusal: None,
                         allowed: None,
+                        held: None,
                     }));
                     self.open.push((number, tool.to_owned()));
                 }
@@ -829,6 +874,7 @@ impl Session {
                     accepted: false,
                     refusal: Some(refusal),
                     allowed: Some(named),
+                    held: None,
                 };
                 self.events.push(Event::Call(call.clone()));
                 CallAnswer::Refused { text, call }
@@ -958,6 +1004,7 @@ impl Session {
             (bytes, kept),
             None,
         );
+        self.advance(&result.tool_name, result.status.as_deref());
         self.results.push(result);
     }
 
@@ -1086,7 +1133,9 @@ impl Session {
         if moved.by != MoveBy::Stay {
             self.menu_outstanding = false;
         }
+        let from = self.cursor.clone();
         self.cursor.clone_from(&moved.to);
+        self.cursor_moved(from.as_deref());
         self.results.clear();
         self.pick = None;
         self.iteration += 1;

@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 
 use crate::list_skills::ListSkillsCall;
 use crate::read_skill::ReadSkillCall;
+use crate::skip_step::SkipStepCall;
 
 /// A tool as any host can wrap it: a name, a description, a JSON Schema for
 /// its input, and a pure, synchronous [`Execute`].
@@ -29,6 +30,9 @@ pub enum Execute {
     ReadSkill(ReadSkillCall),
     /// `list_skills`.
     ListSkills(ListSkillsCall),
+    /// `skip_step`: its answer is the reason given, which the session
+    /// judges (SPEC §15.2).
+    SkipStep(SkipStepCall),
 }
 
 impl Execute {
@@ -41,6 +45,7 @@ impl Execute {
         match self {
             Execute::ReadSkill(call) => call.call(input),
             Execute::ListSkills(call) => call.call(input),
+            Execute::SkipStep(call) => call.call(input),
         }
     }
 }

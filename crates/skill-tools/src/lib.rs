@@ -40,6 +40,7 @@ mod lens;
 mod list_skills;
 mod offer_view;
 mod read_skill;
+mod skip_step;
 
 pub use descriptor::{Execute, InputError, ToolDescriptor};
 pub use host_format::HostFormat;
@@ -55,3 +56,4 @@ pub use read_skill::{
 /// The hosts' tool name rule, kept in `skill-core` so the check-up judges a
 /// name as [`ToolDescriptor::to_host`] does.
 pub use skill_core::{ToolNameError, ToolNameFault, validate_tool_name};
+pub use skip_step::{SKIP_STEP, SkipStepCall, skip_step};

@@ -1,0 +1,73 @@
+//! SPEC §15.9: `explain` shows each step of a procedure done, skipped or
+//! left, and each `step-held` refusal with the step it protected, in the
+//! text and the JSON.
+
+use std::sync::Arc;
+
+use skill_core::{SkillMap, ToolResult};
+use skill_explain::explain;
+use skill_session::{CallAnswer, Graph, Posture, Session, read_record};
+
+#[test]
+fn explain_names_the_step_that_held_a_call_and_each_step_done_or_skipped() {
+    let map: SkillMap = match serde_json::from_value(serde_json::json!({
+        "skills": [{ "id": "refunds",
+                     "tools": [{ "name": "lookup_order" }, { "name": "check_eligibility" }, { "name": "issue_refund" }],
+                     "steps": [{ "tool": "lookup_order", "note": "look it up" },
+                               { "tool": "check_eligibility", "note": "check it" },
+                               { "tool": "issue_refund", "note": "refund it" }] }],
+        "entries": ["refunds"]
+    })) {
+        Ok(map) => map,
+        Err(error) => panic!("the map reads: {error}"),
+    };
+    let graph = match Graph::new(map) {
+        Ok(graph) => Arc::new(graph),
+        Err(error) => panic!("the map compiles: {error}"),
+    };
+    let mut session = Session::new(graph, Posture::Assist, Vec::new());
+    session.begin_turn("refund 4412", None);
+    assert!(matches!(
+        session.call_tool("issue_refund"),
+        CallAnswer::Refused { .. }
+    ));
+    if let CallAnswer::Admitted { call } = session.call_tool("lookup_order") {
+        let result = ToolResult {
+            tool_name: "lookup_order".into(),
+            result: "{}".into(),
+            status: None,
+        };
+        assert_eq!(session.observe_call(call, result), Ok(()));
+    }
+    session.skip_step(Some("checked by phone"));
+    let text: String = session
+        .take_events()
+        .iter()
+        .map(|event| event.to_line() + "\n")
+        .collect();
+    let record = match read_record(&text) {
+        Ok(record) => record,
+        Err(error) => panic!("the record reads: {error}"),
+    };
+    let explained = match explain(&record, None) {
+        Ok(explained) => explained,
+        Err(error) => panic!("it explains: {error}"),
+    };
+    let said = explained.to_text();
+    assert!(said.contains("issue_refund refused (step-held)"), "{said}");
+    assert!(
+        said.contains("held out by step 1 of 3 of refunds's procedure (lookup_order)"),
+        "{said}"
+    );
+    assert!(
+        said.contains("refunds step 1 of 3 (lookup_order) done; step 2 is current"),
+        "{said}"
+    );
+    assert!(said.contains("refunds step 2 of 3 (check_eligibility) skipped (\"checked by phone\", on_skip advance); step 3 is current"), "{said}");
+    let json = serde_json::to_value(&explained).unwrap_or_default();
+    assert_eq!(json["steps"][1]["action"], "skipped", "{json}");
+    assert_eq!(
+        json["refused_calls"][0]["held"]["tool"], "lookup_order",
+        "{json}"
+    );
+}
