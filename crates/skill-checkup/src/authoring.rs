@@ -190,6 +190,14 @@ pub enum AuthoringFault {
         "`on_skip` says what to do when a step is skipped, but the skill declares no steps; add `steps`, or drop `on_skip`"
     )]
     OnSkipWithoutSteps,
+    /// `on_skip` other than `advance` or `hold` (SPEC §15.1).
+    #[error(
+        "`on_skip` is {given:?}, which is neither \"advance\" (a skipped step lets the procedure move on, the default) nor \"hold\" (the step stays current); if the text is guidance for the model, move it into the step's `note`"
+    )]
+    OnSkipUnknown {
+        /// The value as written.
+        given: String,
+    },
     /// `steps: []`.
     #[error("`steps: []` declares no procedure; list at least one step, or drop the field")]
     EmptySteps,
@@ -233,6 +241,7 @@ impl AuthoringFault {
                 VocabularyError::Repeated { .. } => ProblemCode::VocabularyRepeated,
             },
             AuthoringFault::OnSkipWithoutSteps => ProblemCode::OnSkipWithoutSteps,
+            AuthoringFault::OnSkipUnknown { .. } => ProblemCode::OnSkipUnknown,
             AuthoringFault::EmptySteps => ProblemCode::EmptySteps,
             AuthoringFault::StepToolMissing { .. } => ProblemCode::StepToolMissing,
             AuthoringFault::StepNoteBlank => ProblemCode::StepNoteBlank,
@@ -296,6 +305,17 @@ pub fn authoring_errors(skill: &Skill) -> Vec<AuthoringError> {
         None if skill.on_skip.is_some() => push(None, AuthoringFault::OnSkipWithoutSteps),
         Some(steps) if steps.is_empty() => push(None, AuthoringFault::EmptySteps),
         _ => {}
+    }
+    if let (Some(_), Some(given)) = (&skill.steps, &skill.on_skip)
+        && given != "advance"
+        && given != "hold"
+    {
+        push(
+            None,
+            AuthoringFault::OnSkipUnknown {
+                given: given.clone(),
+            },
+        );
     }
     let carried = || {
         skill
@@ -437,5 +457,29 @@ mod tests {
             validate_skill(&skill).unwrap_err().code(),
             ProblemCode::EmptySteps
         );
+    }
+
+    #[test]
+    fn on_skip_is_advance_or_hold_and_guidance_goes_into_a_note() {
+        let mut skill = Skill::new("a");
+        skill.tools = vec![ToolDecl::new("refund")];
+        skill.steps = Some(vec![Step {
+            tool: "refund".into(),
+            note: "refund the order".into(),
+            produces: None,
+            consumes: None,
+        }]);
+        skill.on_skip = Some("carry on".into());
+        let refused = validate_skill(&skill).unwrap_err();
+        assert_eq!(refused.code(), ProblemCode::OnSkipUnknown);
+        let said = refused.to_string();
+        assert!(
+            said.contains("\"carry on\"") && said.contains("`note`"),
+            "{said}"
+        );
+        for known in ["advance", "hold"] {
+            skill.on_skip = Some(known.into());
+            assert!(validate_skill(&skill).is_ok(), "{known}");
+        }
     }
 }

@@ -128,12 +128,19 @@ problem_codes! {
     OnSkipWithoutSteps = "on-skip-without-steps", Error;
     /// `steps: []`, which declares no procedure.
     EmptySteps = "empty-steps", Error;
+    /// `on_skip` other than `advance` or `hold`.
+    OnSkipUnknown = "on-skip-unknown", Error;
     /// A step that names no tool.
     StepToolMissing = "step-tool-missing", Error;
     /// A step whose note is blank.
     StepNoteBlank = "step-note-blank", Error;
     /// A step that runs a tool its skill does not carry.
     StepToolNotCarried = "step-tool-not-carried", Error;
+    /// The map declares steps and a skill carries a tool named
+    /// `skip_step`, the session's own.
+    SkipStepReserved = "skip-step-reserved", Error;
+    /// Steps on a skill the cursor can never stand on.
+    StepsNeverHeld = "steps-never-held", Error;
 
     // Roles (SPEC §14.8).
     /// A role hides an id that is no skill of the map.
@@ -233,9 +240,13 @@ mod tests {
             "vocabulary-repeated",
             "on-skip-without-steps",
             "empty-steps",
+            "on-skip-unknown",
             "step-tool-missing",
             "step-note-blank",
             "step-tool-not-carried",
+            // SPEC §15.7's map-wide procedure codes.
+            "skip-step-reserved",
+            "steps-never-held",
         ]
         .map(|code| (code, Severity::Error));
         // SPEC §14.8's role codes.

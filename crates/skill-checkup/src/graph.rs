@@ -98,6 +98,7 @@ fn check(map: &SkillMap, compiled: &[Compiled<'_>]) -> Checkup {
     problems.extend(body_foreign_tools(&map.skills));
     problems.extend(start_rules(map));
     problems.extend(crate::roles::roles(map));
+    problems.extend(crate::procedures::procedures(map));
     problems.extend(problems_of(&map.skills_as_routed()));
     Checkup::from_problems(problems)
 }

@@ -37,6 +37,7 @@ mod foreign_tool;
 mod graph;
 mod model_edge;
 mod problem;
+mod procedures;
 mod roles;
 mod start_rules;
 mod tool_names;
