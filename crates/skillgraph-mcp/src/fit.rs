@@ -32,8 +32,9 @@ pub enum Misfit {
         /// The two servers.
         servers: [String; 2],
     },
-    /// An upstream server offers a tool named `read_skill` or
-    /// `list_skills`, which serve answers itself.
+    /// An upstream server offers a tool named `read_skill`,
+    /// `list_skills` or (on a map with steps) `skip_step`, which serve
+    /// answers itself.
     ReservedToolName {
         /// The server.
         server: String,
@@ -198,7 +199,17 @@ pub(crate) fn misfits(
             servers: servers.clone(),
         })
         .collect();
-    for tool in ["read_skill", "list_skills"] {
+    // `skip_step` is the session's own on a map with steps (SPEC §15.7).
+    let stepped = map
+        .skills
+        .iter()
+        .any(|skill| skill.steps.as_ref().is_some_and(|steps| !steps.is_empty()));
+    let reserved: &[&'static str] = if stepped {
+        &["read_skill", "list_skills", "skip_step"]
+    } else {
+        &["read_skill", "list_skills"]
+    };
+    for &tool in reserved {
         if let Some(server) = upstreams.server_of(tool) {
             found.push(Misfit::ReservedToolName {
                 server: server.to_owned(),

@@ -29,6 +29,7 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
+use skillgraph::skill_tools::SKIP_STEP;
 
 use crate::doorway;
 use crate::echo::shown;
@@ -267,7 +268,7 @@ impl Gateway {
     ) -> Result<CallToolResponse, ErrorData> {
         let generation = Generation::of(&context);
         let name = request.name.clone();
-        if !matches!(name.as_ref(), "read_skill" | "list_skills")
+        if !matches!(name.as_ref(), "read_skill" | "list_skills" | SKIP_STEP)
             && self.hub.upstreams.tool(&name).is_none()
         {
             // Never a tool only skills hidden from the caller carry.
@@ -310,6 +311,15 @@ impl Gateway {
                     generation,
                     request.arguments.take(),
                     |run, arguments| translate::read(run, arguments, generation),
+                )
+                .await?
+            }
+            SKIP_STEP => {
+                doorway::step(
+                    &slot,
+                    generation,
+                    request.arguments.take(),
+                    |run, arguments| translate::skip_step(run, arguments, generation),
                 )
                 .await?
             }

@@ -65,6 +65,27 @@ pub(crate) fn list_skills(run: &Run, arguments: Option<JsonObject>) -> CallToolR
     }
 }
 
+/// A `skip_step` call with `arguments` (SPEC §15.2): the run judges and
+/// answers it; a refusal is a tool error. On the sessionless generation
+/// the answer ends with the run's position.
+pub(crate) fn skip_step(
+    run: &mut Run,
+    arguments: Option<JsonObject>,
+    generation: Generation,
+) -> (CallToolResult, bool) {
+    let skipped = run.skip_step(&Value::Object(arguments.unwrap_or_default()));
+    let mut content = vec![ContentBlock::text(skipped.text)];
+    if generation == Generation::Sessionless {
+        content.push(ContentBlock::text(run.position()));
+    }
+    let answer = if skipped.skipped {
+        CallToolResult::success(content)
+    } else {
+        CallToolResult::error(content)
+    };
+    (answer, skipped.changed)
+}
+
 /// A call of the upstream tool `name`, judged by the run's call gate and
 /// recorded, an accepted call before it is forwarded (SPEC §8.4).
 pub(crate) fn admit(run: &mut Run, name: &str, generation: Generation) -> Admission {
@@ -96,6 +117,9 @@ pub(crate) fn route(
     let routed = run
         .answered(call, observe(name, &answer))
         .map_err(not_open)?;
+    if let Some(step) = routed.step {
+        answer.content.push(ContentBlock::text(step));
+    }
     if let Some(body) = routed.body {
         answer.content.push(ContentBlock::text(body));
     }

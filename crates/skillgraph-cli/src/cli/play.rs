@@ -13,8 +13,10 @@ use clap::ValueEnum;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use skillgraph::skill_core::{Menu, ResultStatus, ToolResult, did_you_mean, roles_taken};
-use skillgraph::skill_session::{CallAnswer, CallPolicy, Posture, Session, SessionConfig};
-use skillgraph::skill_tools::HostFormat;
+use skillgraph::skill_session::{
+    CallAnswer, CallPolicy, Event, Posture, Session, SessionConfig, SkipAnswer,
+};
+use skillgraph::skill_tools::{HostFormat, SKIP_STEP, SkipStepCall};
 use skillgraph::{RecordWriter, prepare};
 
 use super::{Failure, output, prepare_failure};
@@ -52,13 +54,13 @@ const STEPS: [&str; 8] = [
     "prompt",
 ];
 
-const EXPECTED: &str = "each line is one step: {\"turn\": \"MESSAGE\"} or {\"turn\": {\"message\": \"…\", \"menu\": {\"candidates\": [{\"id\": \"…\"}]}}}, {\"read\": \"ID\"}, {\"call\": \"TOOL\"}, {\"result\": {\"tool_name\": \"…\", \"result\": \"…\", \"status\": \"success\"}}, {\"end\": true}, {\"tools\": \"anthropic\"|\"openai\"|\"mcp\"}, {\"visible_tools\": true} or {\"prompt\": true}";
+const EXPECTED: &str = "each line is one step: {\"turn\": \"MESSAGE\"} or {\"turn\": {\"message\": \"…\", \"menu\": {\"candidates\": [{\"id\": \"…\"}]}}}, {\"read\": \"ID\"}, {\"call\": \"TOOL\"} or {\"call\": {\"tool_name\": \"skip_step\", \"arguments\": {\"reason\": \"…\"}}}, {\"result\": {\"tool_name\": \"…\", \"result\": \"…\", \"status\": \"success\"}}, {\"end\": true}, {\"tools\": \"anthropic\"|\"openai\"|\"mcp\"}, {\"visible_tools\": true} or {\"prompt\": true}";
 
 /// One step of the script.
 enum Step {
     Turn(String, Option<Menu>),
     Read(String),
-    Call(String),
+    Call(String, Value),
     Result(ToolResult),
     End,
     Tools(HostFormat),
@@ -249,8 +251,25 @@ fn parse_step(line: &str, session: &Session) -> Result<Step, Refused> {
             _ => Err(shape("a skill id, as a string")),
         },
         "call" => match &value {
-            Value::String(tool) => Ok(Step::Call(tool.clone())),
-            _ => Err(shape("a host tool's name, as a string")),
+            Value::String(tool) => Ok(Step::Call(tool.clone(), json!({}))),
+            Value::Object(call) => match (call.get("tool_name"), call.get("arguments")) {
+                (Some(Value::String(tool)), arguments)
+                    if call
+                        .keys()
+                        .all(|key| key == "tool_name" || key == "arguments") =>
+                {
+                    Ok(Step::Call(
+                        tool.clone(),
+                        arguments.cloned().unwrap_or(json!({})),
+                    ))
+                }
+                _ => Err(shape(
+                    "a tool's name, as a string, or {\"tool_name\": \"…\", \"arguments\": {…}}",
+                )),
+            },
+            _ => Err(shape(
+                "a tool's name, as a string, or {\"tool_name\": \"…\", \"arguments\": {…}}",
+            )),
         },
         "result" => result_step(value.clone()),
         "tools" => match value.as_str() {
@@ -328,8 +347,40 @@ fn result_step(value: Value) -> Result<Step, Refused> {
     }))
 }
 
-/// Run one step; the answer's fields (the line number is added after).
+/// Run one step; the answer's fields (the line number is added after),
+/// with where the procedure of the cursor's skill stands, on the steps that
+/// may move it (SPEC §15.9).
 fn run_step(step: Step, session: &mut Session) -> Result<Value, Refused> {
+    let shows_procedure = matches!(
+        step,
+        Step::Turn(..) | Step::Call(..) | Step::Result(_) | Step::End
+    );
+    let mut answer = answer_step(step, session)?;
+    if let (true, Some(procedure), Value::Object(fields)) =
+        (shows_procedure, session.procedure(), &mut answer)
+    {
+        fields.insert("procedure".into(), json!(procedure));
+    }
+    Ok(answer)
+}
+
+/// A `skip_step` call with `arguments`, which the session answers.
+fn skip_step(arguments: &Value, session: &mut Session) -> Result<Value, Refused> {
+    let reason = SkipStepCall
+        .call(arguments)
+        .map_err(|err| refused("bad-step", err.to_string()))?;
+    Ok(match session.skip_step(Some(&reason)) {
+        SkipAnswer::Skipped { text, step } => json!({
+            "step": "call", "tool_name": SKIP_STEP, "admitted": true, "skipped": step, "text": text
+        }),
+        SkipAnswer::Refused { text, call } => json!({
+            "step": "call", "tool_name": SKIP_STEP, "admitted": false,
+            "refusal": call.refusal, "text": text
+        }),
+    })
+}
+
+fn answer_step(step: Step, session: &mut Session) -> Result<Value, Refused> {
     Ok(match step {
         Step::Turn(message, menu) => {
             let routed = session.begin_turn(message, menu);
@@ -350,7 +401,8 @@ fn run_step(step: Step, session: &mut Session) -> Result<Value, Refused> {
             }
             fields
         }
-        Step::Call(tool) => match session.call_tool(&tool) {
+        Step::Call(tool, arguments) if tool == SKIP_STEP => skip_step(&arguments, session)?,
+        Step::Call(tool, _) => match session.call_tool(&tool) {
             CallAnswer::Admitted { call } => {
                 json!({ "step": "call", "tool_name": tool, "admitted": true, "call": call })
             }
@@ -361,13 +413,29 @@ fn run_step(step: Step, session: &mut Session) -> Result<Value, Refused> {
                 "call": call.call,
                 "refusal": call.refusal,
                 "allowed": call.allowed,
+                "held": call.held,
                 "text": text
             }),
         },
         Step::Result(result) => {
             let tool = result.tool_name.clone();
+            let before = session.events().len();
             session.observe(result);
-            json!({ "step": "result", "tool_name": tool, "iteration": session.iteration() })
+            let mut fields =
+                json!({ "step": "result", "tool_name": tool, "iteration": session.iteration() });
+            let advanced = session
+                .events()
+                .get(before..)
+                .unwrap_or_default()
+                .iter()
+                .find_map(|event| match event {
+                    Event::Step(step) => Some(session.step_said(step)),
+                    _ => None,
+                });
+            if let (Some(text), Value::Object(fields)) = (advanced, &mut fields) {
+                fields.insert("text".into(), json!(text));
+            }
+            fields
         }
         Step::End => {
             let moved = session.end_iteration();

@@ -1,0 +1,89 @@
+//! Procedures through `serve --http` on the sessionless generation (SPEC
+//! §15.9): a held-out tool refused at the call gate, naming the current
+//! step, and never forwarded; a result that does the step says the next;
+//! `skip_step` in the one list; the record replays.
+
+mod common;
+
+use std::sync::atomic::Ordering;
+
+use serde_json::json;
+use skillgraph_mcp::ServeConfig;
+
+use common::plain::{call, handle_of, sessionless, texts};
+use common::{HttpServed, desk, replays_to_itself, upstream};
+
+#[test]
+fn a_held_out_tool_is_refused_naming_the_current_step_and_never_reaches_the_upstream() {
+    let upstream = upstream::desk(upstream::desk_data());
+    let map = desk(
+        "procedures-held",
+        json!({"desk": {"url": upstream.url}}),
+        |map| {
+            map["skills"]["triage"]["steps"] = json!([
+                {"tool": "lookup_order", "note": "look the order up"},
+                {"tool": "track_parcel", "note": "track its parcel"}
+            ]);
+        },
+    );
+    let served = HttpServed::start(ServeConfig::new(map), |_| {});
+    let addr = served.addr.as_str();
+
+    let listed = sessionless(addr, "tools/list", None, json!({}), &[]);
+    assert!(listed.body.contains("\"skip_step\""), "{}", listed.body);
+
+    let held = call(addr, "track_parcel", json!({"parcel_id": "JD0150"}), &[]);
+    let run = handle_of(&held);
+    assert_eq!(held["isError"], true, "{held}");
+    let said = texts(&held).join(" ");
+    assert!(
+        said.contains("step 1 of 2, look the order up (lookup_order)"),
+        "{said}"
+    );
+    assert!(said.contains("skip_step"), "{said}");
+    assert_eq!(
+        upstream.calls.load(Ordering::Relaxed),
+        0,
+        "nothing was forwarded"
+    );
+
+    let looked = call(
+        addr,
+        "lookup_order",
+        json!({"order_id": 4413, "skillgraph_run": run}),
+        &[],
+    );
+    let said = texts(&looked).join(" ");
+    assert!(
+        said.contains("Next: step 2 of 2, track its parcel (track_parcel)"),
+        "{said}"
+    );
+    let tracked = call(
+        addr,
+        "track_parcel",
+        json!({"parcel_id": "JD0150", "skillgraph_run": run}),
+        &[],
+    );
+    assert_ne!(tracked["isError"], true, "{tracked}");
+    assert_eq!(upstream.calls.load(Ordering::Relaxed), 2);
+
+    let skipped = call(
+        addr,
+        "skip_step",
+        json!({"reason": "nothing left", "skillgraph_run": run}),
+        &[],
+    );
+    assert_eq!(
+        skipped["isError"], true,
+        "the procedure is complete: {skipped}"
+    );
+    let uri = format!("skillgraph://record/{run}");
+    let record = sessionless(addr, "resources/read", Some(&uri), json!({"uri": uri}), &[]).json();
+    let text = record["result"]["contents"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(text.contains(r#""refusal":"step-held""#), "{text}");
+    assert!(text.contains(r#""event":"step""#), "{text}");
+    replays_to_itself(&text).unwrap_or_else(|diff| panic!("{diff}\n{text}"));
+}
