@@ -150,6 +150,7 @@ pub fn w5_map(n: usize) -> SkillMap {
         routes,
         start: None,
         roles: skill_core::Roles::new(),
+        budget: None,
     }
 }
 
@@ -190,6 +191,7 @@ pub fn w4_1000_graph() -> Arc<Graph> {
         routes,
         start: None,
         roles: skill_core::Roles::new(),
+        budget: None,
     };
     Arc::new(Graph::new(map).expect("the W4_1000 guards compile"))
 }

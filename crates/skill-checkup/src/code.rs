@@ -141,6 +141,10 @@ problem_codes! {
     SkipStepReserved = "skip-step-reserved", Error;
     /// Steps on a skill the cursor can never stand on.
     StepsNeverHeld = "steps-never-held", Error;
+    /// More steps than `budget.max_iterations`.
+    StepsExceedBudget = "steps-exceed-budget", Warning;
+    /// A limit outside its range, or not a whole number.
+    LimitInvalid = "limit-invalid", Error;
 
     // Roles (SPEC §14.8).
     /// A role hides an id that is no skill of the map.
@@ -248,7 +252,13 @@ mod tests {
             "skip-step-reserved",
             "steps-never-held",
         ]
-        .map(|code| (code, Severity::Error));
+        .map(|code| (code, Severity::Error))
+        .into_iter()
+        .chain([
+            ("steps-exceed-budget", Severity::Warning),
+            ("limit-invalid", Severity::Error),
+        ])
+        .collect::<Vec<_>>();
         // SPEC §14.8's role codes.
         let roles = [
             ("role-unknown-skill", Severity::Error),

@@ -11,7 +11,9 @@ const SKIP_STEP: &str = "skip_step";
 
 /// `steps-never-held` for each stepped skill the cursor can never stand on
 /// (no entry, route or start rule leads to it: its steps would never be
-/// held), and `skip-step-reserved` for each skill carrying a tool named
+/// held); `limit-invalid` for a budget that is no whole number of at least
+/// 1, and `steps-exceed-budget` for each procedure longer than the budget;
+/// and `skip-step-reserved` for each skill carrying a tool named
 /// `skip_step` on a map that declares steps.
 pub(crate) fn procedures(map: &SkillMap) -> Vec<Problem> {
     let stepped = |skill: &&skill_core::Skill| skill.steps.as_ref().is_some_and(|s| !s.is_empty());
@@ -34,6 +36,32 @@ pub(crate) fn procedures(map: &SkillMap) -> Vec<Problem> {
             );
             problems
                 .push(Problem::new(ProblemCode::StepsNeverHeld, message).about_skill(&skill.id));
+        }
+    }
+    if let Some(budget) = &map.budget {
+        match (&budget.max_iterations, budget.max_iterations()) {
+            (Some(given), None) => {
+                let message = format!(
+                    "`budget.max_iterations` is {given}, which is no whole number of at least 1, so the map sets no budget; give the most iterations a turn may take, such as 12, or drop `budget`."
+                );
+                problems.push(Problem::new(ProblemCode::LimitInvalid, message));
+            }
+            (_, Some(max)) => {
+                for skill in map.skills.iter().filter(stepped) {
+                    let steps = skill.steps().len();
+                    if u64::try_from(steps).is_ok_and(|steps| steps > max) {
+                        let message = format!(
+                            "Skill \"{}\" declares {steps} steps and `budget.max_iterations` is {max}: its procedure cannot finish in one turn unless steps share iterations. Raise the budget, or split the procedure.",
+                            skill.id
+                        );
+                        problems.push(
+                            Problem::new(ProblemCode::StepsExceedBudget, message)
+                                .about_skill(&skill.id),
+                        );
+                    }
+                }
+            }
+            (None, None) => {}
         }
     }
     if map.skills.iter().any(|skill| stepped(&skill)) {
@@ -99,6 +127,24 @@ mod tests {
                 json!({"rules": [{"use": "refunds", "match": {"keywords": ["refund"]}}]});
         });
         assert!(codes(&ruled).is_empty());
+    }
+
+    #[test]
+    fn a_budget_is_a_whole_number_of_at_least_one_and_a_longer_procedure_is_warned_of() {
+        for invalid in [json!(0), json!(2.5), json!(-3), json!("12")] {
+            let refused = map(|map| map["budget"] = json!({"max_iterations": invalid}));
+            assert_eq!(codes(&refused), [ProblemCode::LimitInvalid], "{invalid}");
+            assert!(
+                procedures(&refused)[0]
+                    .to_string()
+                    .contains("`budget.max_iterations`")
+            );
+        }
+        let short = map(|map| map["budget"] = json!({"max_iterations": 1}));
+        assert_eq!(codes(&short), [ProblemCode::StepsExceedBudget]);
+        assert!(check_map(&short).ok(), "a warning");
+        assert!(codes(&map(|map| map["budget"] = json!({"max_iterations": 2}))).is_empty());
+        assert!(codes(&map(|map| map["budget"] = json!({"max_iterations": 4.0}))).is_empty());
     }
 
     #[test]

@@ -108,6 +108,39 @@ pub struct StartRule {
     pub label: Option<String>,
 }
 
+/// The map's `budget` (SPEC §15.3): how many iterations a turn may take.
+///
+/// ```
+/// use skill_core::Budget;
+///
+/// let budget: Budget = serde_json::from_str(r#"{ "max_iterations": 12 }"#)?;
+/// assert_eq!(budget.max_iterations(), Some(12));
+/// let invalid: Budget = serde_json::from_str(r#"{ "max_iterations": 2.5 }"#)?;
+/// assert_eq!(invalid.max_iterations(), None);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Budget {
+    /// The most iterations a turn takes, as declared: a whole number of at
+    /// least 1 (anything else is the check-up's `limit-invalid`, and sets
+    /// no budget).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_iterations: Option<serde_json::Value>,
+}
+
+impl Budget {
+    /// The most iterations a turn takes, when declared as a whole number
+    /// of at least 1.
+    pub fn max_iterations(&self) -> Option<u64> {
+        let declared = self.max_iterations.as_ref()?.as_f64()?;
+        let whole = declared.fract() == 0.0 && (1.0..=f64::from(u32::MAX)).contains(&declared);
+        // A whole number within u32: the cast is exact.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        whole.then_some(declared as u64)
+    }
+}
+
 /// A map of skills, entries and routes.
 ///
 /// ```
@@ -142,6 +175,9 @@ pub struct SkillMap {
     /// roles, and hides nothing from anyone.
     #[serde(default, skip_serializing_if = "Roles::is_empty")]
     pub roles: Roles,
+    /// How many iterations a turn may take (SPEC §15.3); `None`: no budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<Budget>,
 }
 
 impl SkillMap {
@@ -362,6 +398,7 @@ mod tests {
             ],
             start: None,
             roles: Roles::new(),
+            budget: None,
         }
     }
 

@@ -695,6 +695,7 @@ impl Explanation {
             routes: self.map.routes.clone(),
             start: None,
             roles: skill_core::Roles::new(),
+            budget: None,
         };
         let path: Vec<PathStep<'_>> = self
             .chain

@@ -28,6 +28,7 @@ fn session() -> Session {
             hidden: vec![],
             tools: CallPolicy::Strict,
             roles: vec![],
+            max_iterations: None,
         },
     )
 }

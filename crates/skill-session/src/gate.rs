@@ -108,7 +108,10 @@ impl Gate<'_> {
             }
             // The gate never refuses a read as malformed or unknown (its
             // driver does, before the gate); such an id is out of reach.
-            Refusal::Unreachable | Refusal::Malformed | Refusal::Unknown => {
+            Refusal::Unreachable
+            | Refusal::Malformed
+            | Refusal::Unknown
+            | Refusal::BudgetExhausted => {
                 let said = spoken(hops.iter().copied().chain(open()), |id| !self.is_hidden(id));
                 let allowed = dedup(said.named);
                 (

@@ -62,10 +62,10 @@ mod session;
 pub use graph::{Graph, GraphError};
 pub use reader::{Record, RecordError, read_events, read_record};
 pub use record::{
-    CallEvent, CallPolicy, CallRefusal, ConditionRecord, ConflictRecord, DeclaredMap,
-    DeclaredSkill, Event, GuardRecord, MoveBy, MoveEvent, OfferEvent, OnSkip, Posture,
-    RECORD_VERSION, RESULT_HEAD_BYTES, ReadEvent, Refusal, ResultEvent, RoutedRecord, StartEvent,
-    StepAction, StepEvent, StepRef, TurnEvent, UnfinishedCause,
+    BudgetAction, BudgetEvent, CallEvent, CallPolicy, CallRefusal, ConditionRecord, ConflictRecord,
+    DeclaredMap, DeclaredSkill, Event, GuardRecord, Limits, MoveBy, MoveEvent, OfferEvent, OnSkip,
+    Posture, RECORD_VERSION, RESULT_HEAD_BYTES, ReadEvent, Refusal, ResultEvent, RoutedRecord,
+    StartEvent, StepAction, StepEvent, StepRef, TurnEvent, UnfinishedCause,
 };
 pub use replay::{ReplayError, first_difference, replay, resume};
 pub use run::{Run, RunAnswer, RunCall, RunRead, RunSkip};

@@ -13,7 +13,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 pub use skill_core::MoveBy;
 use skill_core::{
-    Flavor, Menu, Roles, Route, Skill, SkillMap, Start, Step, TargetClass, ToolDecl, Trigger,
+    Budget, Flavor, Menu, Roles, Route, Skill, SkillMap, Start, Step, TargetClass, ToolDecl,
+    Trigger,
 };
 use skill_guard::{ConditionValue, Conflict, GuardEvaluation, Operator};
 use skill_tools::OwnedOfferView;
@@ -100,11 +101,13 @@ pub enum Refusal {
     Malformed,
     /// The id is not a skill of the map: judged before the gate.
     Unknown,
+    /// The turn's budget is spent (SPEC §15.3): judged before anything.
+    BudgetExhausted,
 }
 
 impl Refusal {
     /// Every refusal, in the order the record documents them.
-    pub const ALL: [Refusal; 7] = [
+    pub const ALL: [Refusal; 8] = [
         Refusal::SelfCall,
         Refusal::Unreachable,
         Refusal::PostureRails,
@@ -112,6 +115,7 @@ impl Refusal {
         Refusal::PostureGuardNoMenu,
         Refusal::Malformed,
         Refusal::Unknown,
+        Refusal::BudgetExhausted,
     ];
 
     /// The refusal's stable code, as the record spells it.
@@ -124,6 +128,7 @@ impl Refusal {
             Refusal::PostureGuardNoMenu => "posture-guard-no-menu",
             Refusal::Malformed => "malformed",
             Refusal::Unknown => "unknown",
+            Refusal::BudgetExhausted => "budget-exhausted",
         }
     }
 }
@@ -142,15 +147,18 @@ pub enum CallRefusal {
     SkipNeedsReason,
     /// `skip_step` with no procedure in progress.
     NoProcedure,
+    /// The turn's budget is spent (SPEC §15.3).
+    BudgetExhausted,
 }
 
 impl CallRefusal {
     /// Every call refusal.
-    pub const ALL: [CallRefusal; 4] = [
+    pub const ALL: [CallRefusal; 5] = [
         CallRefusal::NotOffered,
         CallRefusal::StepHeld,
         CallRefusal::SkipNeedsReason,
         CallRefusal::NoProcedure,
+        CallRefusal::BudgetExhausted,
     ];
 
     /// The refusal's stable code, as the record spells it.
@@ -160,6 +168,7 @@ impl CallRefusal {
             CallRefusal::StepHeld => "step-held",
             CallRefusal::SkipNeedsReason => "skip-needs-reason",
             CallRefusal::NoProcedure => "no-procedure",
+            CallRefusal::BudgetExhausted => "budget-exhausted",
         }
     }
 }
@@ -206,6 +215,36 @@ impl OnSkip {
 pub enum UnfinishedCause {
     /// The cursor left the skill.
     Left,
+    /// The turn's budget was spent with the procedure in progress.
+    Budget,
+}
+
+/// The limits a session ran under (SPEC §15.8), as its `start` records
+/// them; a record without them ran with every limit off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Limits {
+    /// The most iterations a turn takes; `null`: no budget.
+    pub max_iterations: Option<u64>,
+}
+
+/// What happened to a turn's budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BudgetAction {
+    /// It was spent, and a read or call was refused for it.
+    Exhausted,
+}
+
+/// `budget`: the turn's budget was spent and first refused a read or a
+/// call (once per turn).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BudgetEvent {
+    /// The iteration.
+    pub iteration: u64,
+    /// The budget.
+    pub max_iterations: u64,
+    /// What happened to it.
+    pub action: BudgetAction,
 }
 
 /// What happened to a step, with what each action records.
@@ -276,6 +315,8 @@ pub enum Event {
     Move(MoveEvent),
     /// A step of the procedure in progress was done, skipped or left.
     Step(StepEvent),
+    /// The turn's budget was spent.
+    Budget(BudgetEvent),
 }
 
 impl Event {
@@ -290,6 +331,7 @@ impl Event {
             Event::Result(e) => e.iteration,
             Event::Move(e) => e.iteration,
             Event::Step(e) => e.iteration,
+            Event::Budget(e) => e.iteration,
         }
     }
 
@@ -305,6 +347,7 @@ impl Event {
             Event::Result(_) => "result",
             Event::Move(_) => "move",
             Event::Step(_) => "step",
+            Event::Budget(_) => "budget",
         }
     }
 
@@ -351,6 +394,10 @@ pub struct StartEvent {
     /// recorded, which read as `scoped`).
     #[serde(default)]
     pub tools: CallPolicy,
+    /// The limits in effect (SPEC §15.8), when any is set; absent: every
+    /// limit off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<Limits>,
     /// The roles the run took (SPEC §14.8), on a map that declares roles:
     /// the skills all of them hide are withheld from the session.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -376,6 +423,9 @@ pub struct DeclaredMap {
     /// with `start.roles`, what a replay withholds.
     #[serde(default, skip_serializing_if = "Roles::is_empty")]
     pub roles: Roles,
+    /// The map's budget, as declared (SPEC §15.3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<Budget>,
 }
 
 impl DeclaredMap {
@@ -419,6 +469,7 @@ impl DeclaredMap {
             routes: self.routes.clone(),
             start: self.start.clone(),
             roles: self.roles.clone(),
+            budget: self.budget.clone(),
         }
     }
 
@@ -442,6 +493,7 @@ impl DeclaredMap {
             routes: map.routes.clone(),
             start: map.start.clone(),
             roles: map.roles.clone(),
+            budget: map.budget.clone(),
         }
     }
 }

@@ -119,6 +119,8 @@ pub fn resume(graph: &Arc<Graph>, events: &[Event]) -> Result<Session, ReplayErr
             hidden: start.hidden.clone(),
             tools: start.tools,
             roles: start.roles.clone(),
+            // A record without limits ran with every limit off.
+            max_iterations: Some(start.limits.and_then(|l| l.max_iterations).unwrap_or(0)),
         },
     );
     // A record written before calls were numbered replays as it was written
@@ -169,10 +171,15 @@ pub(crate) fn feed(
             // procedure to skip), an accepted one from its `step`.
             Event::Call(CallEvent {
                 tool_name,
-                refusal: Some(refusal @ (CallRefusal::SkipNeedsReason | CallRefusal::NoProcedure)),
+                refusal:
+                    Some(
+                        refusal @ (CallRefusal::SkipNeedsReason
+                        | CallRefusal::NoProcedure
+                        | CallRefusal::BudgetExhausted),
+                    ),
                 ..
             }) if tool_name == skill_tools::SKIP_STEP => {
-                let reason = (*refusal == CallRefusal::NoProcedure).then_some("-");
+                let reason = (*refusal != CallRefusal::SkipNeedsReason).then_some("-");
                 session.skip_step(reason);
             }
             Event::Call(call) => {
@@ -184,8 +191,9 @@ pub(crate) fn feed(
             }) => {
                 session.skip_step(Some(reason));
             }
-            // Advances and unfinished procedures are decided again.
-            Event::Step(_) => {}
+            // Advances, unfinished procedures and a spent budget are
+            // decided again.
+            Event::Step(_) | Event::Budget(_) => {}
             Event::Result(ResultEvent {
                 tool_name,
                 call: Some(call),

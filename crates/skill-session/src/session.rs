@@ -2,6 +2,7 @@
 //! reads, collects results, moves the cursor once per iteration, answers
 //! what the model may be shown, and appends every step to its record.
 
+mod budget;
 mod procedure;
 
 pub use procedure::{Procedure, SkipAnswer};
@@ -19,9 +20,9 @@ use crate::call_gate::{CallVerdict, judge_call};
 use crate::gate::Gate;
 use crate::graph::Graph;
 use crate::record::{
-    CallEvent, CallPolicy, CallRefusal, ConflictRecord, Event, GuardRecord, MoveBy, MoveEvent,
-    OfferEvent, Posture, ReadEvent, Refusal, ResultEvent, RoutedRecord, StartEvent, TurnEvent,
-    head, head_within,
+    CallEvent, CallPolicy, CallRefusal, ConflictRecord, Event, GuardRecord, Limits, MoveBy,
+    MoveEvent, OfferEvent, Posture, ReadEvent, Refusal, ResultEvent, RoutedRecord, StartEvent,
+    TurnEvent, head, head_within,
 };
 
 /// A skill's body as the model is shown it outside a tool answer: inside
@@ -87,6 +88,10 @@ pub struct SessionConfig {
     pub hidden: Vec<String>,
     /// Which calls of host tools are accepted (SPEC §9.3).
     pub tools: CallPolicy,
+    /// The most iterations a turn takes, over the map's `budget` (SPEC
+    /// §15.3: `play` and `serve`'s `--max-iterations`): `Some(0)` sets
+    /// none; `None` takes the map's.
+    pub max_iterations: Option<u64>,
     /// The roles the run took (SPEC §14.8, as `skill_core::roles_taken`
     /// gives them): the skills all of them hide are withheld, for this
     /// session ids the map lacks ([`Graph::for_roles`]). Empty on a map
@@ -298,6 +303,12 @@ pub struct Session {
     open: Vec<(u64, String)>,
     /// Where the procedure of the cursor's skill stands (SPEC §15.1).
     pointer: Option<procedure::Pointer>,
+    /// The most iterations a turn takes, in effect (SPEC §15.3).
+    max_iterations: Option<u64>,
+    /// The iteration the turn began in.
+    turn_start: u64,
+    /// Whether this turn's spent budget was recorded already.
+    budget_told: bool,
     events: Vec<Event>,
 }
 
@@ -314,6 +325,7 @@ impl Session {
                 hidden: hidden_ids,
                 tools: CallPolicy::Scoped,
                 roles: Vec::new(),
+                max_iterations: None,
             },
         )
     }
@@ -325,8 +337,21 @@ impl Session {
             hidden,
             tools,
             roles,
+            max_iterations,
         } = config;
         let graph = graph.for_roles(&roles);
+        let max_iterations = match max_iterations {
+            Some(0) => None,
+            Some(max) => Some(max),
+            None => graph
+                .map()
+                .budget
+                .as_ref()
+                .and_then(skill_core::Budget::max_iterations),
+        };
+        let limits = max_iterations.map(|max| Limits {
+            max_iterations: Some(max),
+        });
         let cursor = graph.map().entries.first().cloned();
         let start = Event::Start(StartEvent {
             iteration: 1,
@@ -334,6 +359,7 @@ impl Session {
             posture,
             hidden: hidden.clone(),
             tools,
+            limits,
             roles,
             map: Arc::clone(graph.declared()),
         });
@@ -355,6 +381,9 @@ impl Session {
             numbered: true,
             open: Vec::new(),
             pointer: None,
+            max_iterations,
+            turn_start: 1,
+            budget_told: false,
             events: vec![start],
         };
         session.pointer = session.pointer_at(session.cursor.clone().as_deref());
@@ -445,6 +474,8 @@ impl Session {
         self.menu_outstanding = menu.is_some();
         self.menu = menu;
         self.activated.clear();
+        self.turn_start = self.iteration;
+        self.budget_told = false;
         let graph = Arc::clone(&self.graph);
         let routing = graph.route_turn(&self.message, &self.hidden);
         let routed = routing.routed.map(|routed| RoutedRecord {
@@ -509,6 +540,10 @@ impl Session {
     }
 
     fn tools_recording(&mut self, always: bool) -> Vec<ToolDescriptor> {
+        // A spent budget leaves no tool to call (SPEC §15.3).
+        if self.budget_spent() {
+            return Vec::new();
+        }
         let graph = Arc::clone(&self.graph);
         let offer = self.offer();
         let skills = &graph.map().skills;
@@ -671,6 +706,9 @@ impl Session {
     /// It governs the offer, not dispatch.
     pub fn visible_tools(&self) -> Vec<&str> {
         let mut tools: Vec<&str> = Vec::new();
+        if self.budget_spent() {
+            return tools;
+        }
         for skill in self
             .active_skills()
             .into_iter()
@@ -702,6 +740,7 @@ impl Session {
         ((self.policy == CallPolicy::All && !self.graph.withholds_tool(tool))
             || self.offers_tool(tool))
             && self.held_by(tool).is_none()
+            && !self.budget_spent()
     }
 
     /// `id`'s body as the model is shown it outside the system prompt: the
@@ -740,6 +779,19 @@ impl Session {
     /// [`ReadError::UnknownSkill`] when `id` is not a skill of the map,
     /// naming the nearest id the session may name. Nothing is recorded.
     pub fn read_skill(&mut self, id: &str) -> Result<ReadAnswer, ReadError> {
+        if self.budget_spent() {
+            let read = ReadEvent {
+                iteration: self.iteration,
+                id: head_within(id, MAX_ID_ECHO).to_owned(),
+                class: TargetClass::Unreachable,
+                accepted: false,
+                refusal: Some(Refusal::BudgetExhausted),
+                allowed: Some(Vec::new()),
+            };
+            self.events.push(Event::Read(read.clone()));
+            let text = self.wrap_up();
+            return Ok(ReadAnswer { text, read });
+        }
         if !self.graph.has_skill(id) {
             return Err(self.unknown(id));
         }
@@ -832,6 +884,23 @@ impl Session {
         self.calls += 1;
         let number = self.calls;
         let call = self.numbered.then_some(number);
+        if self.budget_spent() {
+            let refused = CallEvent {
+                iteration: self.iteration,
+                tool_name: tool.to_owned(),
+                call,
+                accepted: false,
+                refusal: Some(CallRefusal::BudgetExhausted),
+                allowed: Some(Vec::new()),
+                held: None,
+            };
+            self.events.push(Event::Call(refused.clone()));
+            let text = self.wrap_up();
+            return CallAnswer::Refused {
+                text,
+                call: refused,
+            };
+        }
         if let Some(step) = self.held_by(tool) {
             let text = self.held_text(tool, &step);
             let call = CallEvent {

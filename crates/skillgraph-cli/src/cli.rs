@@ -148,6 +148,9 @@ enum Command {
         /// On a map that declares roles, the role the session takes (default: "*"): the skills it hides are withheld.
         #[arg(long, value_name = "ROLE")]
         anonymous_role: Option<String>,
+        /// The most iterations a turn takes, over the map's budget (0: none).
+        #[arg(long, value_name = "N")]
+        max_iterations: Option<u64>,
     },
     /// Serve the map as an MCP server over standard input and output, or
     /// over streamable HTTP with --http.
@@ -190,6 +193,9 @@ enum Command {
         /// On a map that declares roles, the role a request with no principal takes (over stdio, every request; default: "*"); over --http without --auth-tokens or --auth-jwks a map with roles needs it.
         #[arg(long, value_name = "ROLE")]
         anonymous_role: Option<String>,
+        /// The most iterations a run takes (a run is one turn), over the map's budget (0: none).
+        #[arg(long, value_name = "N")]
+        max_iterations: Option<u64>,
         #[command(flatten)]
         http: Box<HttpArgs>,
     },
@@ -380,6 +386,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
             catalog_budget,
             otlp,
             anonymous_role,
+            max_iterations,
         } => play::play(
             &path,
             play::Setup {
@@ -387,6 +394,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 tools: call_policy(all_tools, strict_tools),
                 catalog_budget,
                 role: anonymous_role,
+                max_iterations,
             },
             record.as_deref(),
             otlp.as_deref(),
@@ -402,10 +410,12 @@ pub fn run(cli: Cli) -> Result<ExitCode, Failure> {
             otlp,
             state_key,
             anonymous_role,
+            max_iterations,
             http,
         } => {
             let mut config = ServeConfig::new(path);
             config.anonymous_role = anonymous_role;
+            config.max_iterations = max_iterations;
             config.otlp = otlp;
             config.state_key = state_key;
             config.record = record;

@@ -61,3 +61,46 @@ fn play_holds_later_steps_out_skips_with_a_reason_and_advances_on_a_result() {
     assert_eq!(answers[5]["procedure"]["step"], 3);
     assert_eq!(answers[6]["admitted"], true, "{}", answers[6]);
 }
+
+#[test]
+fn play_takes_max_iterations_says_what_remains_and_wraps_up_once_it_is_spent() {
+    let map = json!({
+        "skills": [{ "id": "triage", "tools": [{ "name": "lookup_order" }] }, { "id": "faq" }],
+        "entries": ["triage"]
+    });
+    let dir = folder(
+        "procedures",
+        "budget",
+        &[("skillmap.json", &map.to_string())],
+    );
+    let path = dir.join("skillmap.json").display().to_string();
+    let steps = [
+        json!({"turn": "order 4412?"}),
+        json!({"call": "lookup_order"}),
+        json!({"end": true}),
+        json!({"call": "lookup_order"}),
+        json!({"read": "faq"}),
+    ];
+    let input: String = steps.iter().map(|step| step.to_string() + "\n").collect();
+    let played = skillgraph_with_input(&["play", &path, "--max-iterations", "1"], &input);
+    assert_eq!(played.status.code(), Some(0));
+    let answers: Vec<Value> = String::from_utf8_lossy(&played.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(answers[0]["iterations_remaining"], 0, "{}", answers[0]);
+    assert!(
+        answers[0]["budget"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("last iteration")
+    );
+    assert_eq!(answers[3]["refusal"], "budget-exhausted", "{}", answers[3]);
+    assert!(
+        answers[3]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("Reply to the user now")
+    );
+    assert_eq!(answers[4]["refusal"], "budget-exhausted", "{}", answers[4]);
+}

@@ -361,6 +361,7 @@ impl Gateway {
         if let Some(handle) = handle {
             translate::give_handle(&mut answer, &handle);
         }
+        translate::give_budget(&mut answer, &slot)?;
         // The sessionless generation's list does not change (SPEC §9.2).
         if changed && generation == Generation::Handshake {
             Box::pin(self.announce(&context)).await;

@@ -112,6 +112,10 @@ pub struct ServeConfig {
     /// roles (SPEC §14.8, `--anonymous-role`); `None`: `*`. Over HTTP
     /// without authentication a map with roles needs it.
     pub anonymous_role: Option<String>,
+    /// A run's budget of iterations over the map's `budget` (SPEC §15.3,
+    /// `--max-iterations`; a run is one turn): `Some(0)` sets none; `None`
+    /// takes the map's.
+    pub max_iterations: Option<u64>,
 }
 
 impl ServeConfig {
@@ -130,6 +134,7 @@ impl ServeConfig {
             otlp: None,
             state_key: None,
             anonymous_role: None,
+            max_iterations: None,
         }
     }
 }
@@ -311,6 +316,7 @@ async fn fitted(
         hidden: Vec::new(),
         tools: config.tools,
         roles: Vec::new(),
+        max_iterations: config.max_iterations,
     };
     let files = skill_files::SkillFiles::gather(&mut map, |id| session.hides(id), over_stdio);
     let graph = Graph::with_compiled(map, guards, start).with_catalog_budget(config.catalog_budget);

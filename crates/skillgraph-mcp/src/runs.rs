@@ -172,6 +172,11 @@ impl State {
         Ok(())
     }
 
+    /// The run, when it has started.
+    pub(crate) fn run_started(&self) -> Option<&Run> {
+        self.run.as_ref()
+    }
+
     /// The run, started for `generation` if it has not started yet.
     pub(crate) fn run(&mut self, generation: Generation) -> &mut Run {
         let State {

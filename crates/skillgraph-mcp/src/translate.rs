@@ -23,7 +23,7 @@ use crate::ServeError;
 use crate::echo::shown;
 use crate::fit::{Misfit, Misfits};
 use crate::observe::observe;
-use crate::runs::{Generation, RUN_ARGUMENT, RUN_META};
+use crate::runs::{Generation, RUN_ARGUMENT, RUN_META, Slot, lock};
 
 /// What the call gate made of a call of an upstream tool.
 #[derive(Debug)]
@@ -64,6 +64,43 @@ pub(crate) fn list_skills(run: &Run, arguments: Option<JsonObject>) -> CallToolR
         Err(refusal) => CallToolResult::error(vec![ContentBlock::text(refusal)]),
     }
 }
+
+/// With a budget (SPEC §15.3), what remains of it after this answer's
+/// iteration: in `_meta["skillgraph/iterations_remaining"]`, and in words
+/// when 2 or fewer remain.
+///
+/// # Errors
+///
+/// When the run's lock was lost.
+pub(crate) fn give_budget(answer: &mut CallToolResult, slot: &Slot) -> Result<(), ErrorData> {
+    let state = lock(slot)?;
+    let Some(session) = state.run_started().map(Run::session) else {
+        return Ok(());
+    };
+    // The answered call's iteration has ended: what is left is what
+    // remained in it.
+    let Some(left) = session.iterations_left() else {
+        return Ok(());
+    };
+    answer
+        .meta
+        .get_or_insert_with(Default::default)
+        .0
+        .insert(ITERATIONS_REMAINING.to_owned(), Value::from(left));
+    let said = match left {
+        0 => Some(
+            "This run's budget is spent with this call: answer the user now from what is known."
+                .to_owned(),
+        ),
+        1 | 2 => Some(format!("{left} more call(s) fit in this run's budget.")),
+        _ => None,
+    };
+    answer.content.extend(said.map(ContentBlock::text));
+    Ok(())
+}
+
+/// The `_meta` key of what remains of a run's budget.
+pub(crate) const ITERATIONS_REMAINING: &str = "skillgraph/iterations_remaining";
 
 /// A `skip_step` call with `arguments` (SPEC §15.2): the run judges and
 /// answers it; a refusal is a tool error. On the sessionless generation

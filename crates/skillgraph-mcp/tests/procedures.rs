@@ -87,3 +87,57 @@ fn a_held_out_tool_is_refused_naming_the_current_step_and_never_reaches_the_upst
     assert!(text.contains(r#""event":"step""#), "{text}");
     replays_to_itself(&text).unwrap_or_else(|diff| panic!("{diff}\n{text}"));
 }
+
+#[test]
+fn a_run_s_budget_is_said_in_meta_and_once_spent_nothing_more_is_forwarded() {
+    let upstream = upstream::desk(upstream::desk_data());
+    let map = desk(
+        "procedures-budget",
+        json!({"desk": {"url": upstream.url}}),
+        |map| {
+            map["budget"] = json!({"max_iterations": 2});
+        },
+    );
+    let served = HttpServed::start(ServeConfig::new(map), |_| {});
+    let addr = served.addr.as_str();
+    let first = call(addr, "lookup_order", json!({"order_id": 4413}), &[]);
+    let run = handle_of(&first);
+    assert_eq!(
+        first["_meta"]["skillgraph/iterations_remaining"], 1,
+        "{first}"
+    );
+    let second = call(
+        addr,
+        "lookup_order",
+        json!({"order_id": 4413, "skillgraph_run": run}),
+        &[],
+    );
+    assert_eq!(
+        second["_meta"]["skillgraph/iterations_remaining"], 0,
+        "{second}"
+    );
+    assert!(
+        texts(&second)
+            .join(" ")
+            .contains("budget is spent with this call"),
+        "{second}"
+    );
+    let third = call(
+        addr,
+        "lookup_order",
+        json!({"order_id": 4413, "skillgraph_run": run}),
+        &[],
+    );
+    assert_eq!(third["isError"], true, "{third}");
+    assert!(
+        texts(&third)
+            .join(" ")
+            .contains("budget of 2 iteration(s) is spent"),
+        "{third}"
+    );
+    assert_eq!(
+        upstream.calls.load(Ordering::Relaxed),
+        2,
+        "the third call was not forwarded"
+    );
+}

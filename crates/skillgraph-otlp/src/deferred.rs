@@ -132,6 +132,7 @@ mod tests {
             routes: Vec::new(),
             start: None,
             roles: Default::default(),
+            budget: None,
         });
         let total = MAX_DEFERRED + 10;
         for n in 1..=total {

@@ -38,6 +38,7 @@ impl<'e> PlayTrace<'e> {
                 routes: Vec::new(),
                 start: None,
                 roles: Default::default(),
+                budget: None,
             }),
             run: Context::new().with_span(run),
             turn: None,

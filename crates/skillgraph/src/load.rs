@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use skill_checkup::{Checkup, Problem, ProblemCode, check_compiled_map, check_map};
 use skill_core::{
-    Flavor, Roles, Route, Skill, SkillMap, Start, Step, SurfaceMode, ToolDecl, Trigger,
+    Budget, Flavor, Roles, Route, Skill, SkillMap, Start, Step, SurfaceMode, ToolDecl, Trigger,
     is_role_name,
 };
 use skill_guard::RouteGuards;
@@ -147,6 +147,8 @@ struct MapFile {
     start: Option<Start>,
     #[serde(default)]
     roles: Roles,
+    #[serde(default)]
+    budget: Option<Budget>,
     #[serde(default, rename = "mcpServers")]
     mcp_servers: BTreeMap<String, McpServer>,
 }
@@ -278,6 +280,8 @@ struct FolderMap {
     skills: BTreeMap<String, SkillSettings>,
     #[serde(default)]
     roles: Roles,
+    #[serde(default)]
+    budget: Option<Budget>,
     #[serde(default, rename = "mcpServers")]
     mcp_servers: BTreeMap<String, McpServer>,
 }
@@ -308,6 +312,7 @@ pub fn load(path: &Path) -> Result<Loaded, LoadError> {
                 routes: file.routes,
                 start: file.start,
                 roles: file.roles,
+                budget: file.budget,
             },
             mcp_servers: file.mcp_servers,
             problems: Vec::new(),
@@ -365,6 +370,7 @@ fn load_folder(root: &Path) -> Result<Loaded, LoadError> {
         start,
         skills: mut settings,
         roles,
+        budget,
         mcp_servers,
     } = folder_map.unwrap_or_default();
     role_names(&map_path, &roles)?;
@@ -394,6 +400,7 @@ fn load_folder(root: &Path) -> Result<Loaded, LoadError> {
             routes,
             start,
             roles,
+            budget,
         },
         mcp_servers,
         problems,

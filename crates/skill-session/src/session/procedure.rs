@@ -97,18 +97,14 @@ impl Session {
         if from == self.cursor.as_deref() {
             return;
         }
-        if let Some(left) = self.pointer.take().filter(Pointer::in_progress) {
-            let step = self.step_ref(&left, left.step);
-            let remaining = (left.step..=left.of).collect();
-            self.push_step(
-                step,
-                StepAction::Unfinished {
-                    remaining,
-                    cause: UnfinishedCause::Left,
-                },
-            );
-        }
+        self.procedure_unfinished(UnfinishedCause::Left);
         self.pointer = self.pointer_at(self.cursor.clone().as_deref());
+    }
+
+    /// The current step of the procedure in progress.
+    pub(super) fn current_step(&self) -> Option<StepRef> {
+        let pointer = self.pointer.as_ref().filter(|p| p.in_progress())?;
+        Some(self.step_ref(pointer, pointer.step))
     }
 
     /// Step `number` of `pointer`'s procedure.
@@ -276,6 +272,12 @@ impl Session {
     /// under `hold` it stays. Otherwise refused, as a `call` event:
     /// `no-procedure`, or `skip-needs-reason`. Nothing moves the cursor.
     pub fn skip_step(&mut self, reason: Option<&str>) -> SkipAnswer {
+        if self.budget_spent() {
+            // The refusal first, then what the spent budget records.
+            let call = self.skip_call_refused(CallRefusal::BudgetExhausted);
+            let text = self.wrap_up();
+            return SkipAnswer::Refused { text, call };
+        }
         let reason = reason.map(str::trim).unwrap_or_default();
         let pointer = self.pointer.clone().filter(Pointer::in_progress);
         let Some(pointer) = pointer else {
@@ -322,6 +324,12 @@ impl Session {
     }
 
     fn refuse_skip(&mut self, refusal: CallRefusal, text: String) -> SkipAnswer {
+        let call = self.skip_call_refused(refusal);
+        SkipAnswer::Refused { text, call }
+    }
+
+    /// A `skip_step` call refused for `refusal`, recorded.
+    fn skip_call_refused(&mut self, refusal: CallRefusal) -> CallEvent {
         let call = CallEvent {
             iteration: self.iteration,
             tool_name: skill_tools::SKIP_STEP.to_owned(),
@@ -332,6 +340,6 @@ impl Session {
             held: None,
         };
         self.events.push(Event::Call(call.clone()));
-        SkipAnswer::Refused { text, call }
+        call
     }
 }

@@ -113,6 +113,9 @@ pub(super) struct Setup {
     /// `--anonymous-role`: the role the session takes on a map with roles
     /// (`None`: `*`).
     pub(super) role: Option<String>,
+    /// `--max-iterations`: a turn's budget over the map's (`Some(0)`:
+    /// none).
+    pub(super) max_iterations: Option<u64>,
 }
 
 /// Run a session on the map at `path`, reading steps from standard input.
@@ -127,6 +130,7 @@ pub(super) fn play(
         tools,
         catalog_budget,
         role,
+        max_iterations,
     } = setup;
     let exporter = skillgraph_otlp::Exporter::new(otlp)
         .map_err(|err| Failure::unusable(err.code(), err.to_string()))?;
@@ -156,6 +160,7 @@ pub(super) fn play(
             hidden: Vec::new(),
             tools,
             roles,
+            max_iterations,
         },
     );
     let mut taken = |session: &mut Session| -> Result<(), Failure> {
@@ -356,10 +361,17 @@ fn run_step(step: Step, session: &mut Session) -> Result<Value, Refused> {
         Step::Turn(..) | Step::Call(..) | Step::Result(_) | Step::End
     );
     let mut answer = answer_step(step, session)?;
-    if let (true, Some(procedure), Value::Object(fields)) =
-        (shows_procedure, session.procedure(), &mut answer)
-    {
-        fields.insert("procedure".into(), json!(procedure));
+    if let (true, Value::Object(fields)) = (shows_procedure, &mut answer) {
+        if let Some(procedure) = session.procedure() {
+            fields.insert("procedure".into(), json!(procedure));
+        }
+        // With a budget (SPEC §15.3), and said in words near its end.
+        if let Some(remaining) = session.iterations_remaining() {
+            fields.insert("iterations_remaining".into(), json!(remaining));
+        }
+        if let Some(said) = session.budget_said() {
+            fields.insert("budget".into(), json!(said));
+        }
     }
     Ok(answer)
 }
