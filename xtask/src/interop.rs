@@ -250,6 +250,7 @@ fn python_part(root: &Path) -> Result<Desk> {
             }
         }
     }
+    procedure_held(root, &python, &desk.skillgraph, &target.join("interop"))?;
     time_server(root, &python, &desk.skillgraph)?;
     crate::mcp_suite::clashes_refused(
         root,
@@ -272,6 +273,48 @@ fn python_part(root: &Path) -> Result<Desk> {
         &target.join("interop").join("otlp"),
     )?;
     Ok(desk)
+}
+
+/// `interop/procedure.py` (SPEC §15): the desk with a two-step procedure
+/// on `triage`, in front of `interop/upstream.py` writing down every call it
+/// receives, served over HTTP to the official SDK on the 2026-07-28
+/// revision: the held-out tool is refused and never reaches the upstream.
+fn procedure_held(root: &Path, python: &Path, skillgraph: &str, interop: &Path) -> Result<()> {
+    let folder = interop.join("procedure");
+    prepare_desk(root, python, &folder)?;
+    let calls = interop.join("procedure-calls.jsonl");
+    if calls.exists() {
+        std::fs::remove_file(&calls)
+            .with_context(|| format!("cannot clear {}", calls.display()))?;
+    }
+    let written = folder.join("skillmap.json");
+    let mut map: Value = serde_json::from_str(&std::fs::read_to_string(&written)?)?;
+    map["skills"]["triage"]["steps"] = json!([
+        {"tool": "lookup_order", "note": "look the order up"},
+        {"tool": "track_parcel", "note": "track its parcel"}
+    ]);
+    if let Some(args) = map["mcpServers"]["desk"]["args"].as_array_mut() {
+        args.extend([json!("--meta-out"), json!(text(&calls)?)]);
+    }
+    std::fs::write(&written, serde_json::to_string_pretty(&map)?)
+        .with_context(|| format!("cannot write {}", written.display()))?;
+    let script = text(&root.join("interop").join("procedure.py"))?;
+    let folder = text(&folder)?;
+    let calls = text(&calls)?;
+    println!("xtask: a procedure held at the call gate, the Python SDK on 2026-07-28 over HTTP");
+    let args = [
+        script.as_str(),
+        "--calls",
+        &calls,
+        "--",
+        skillgraph,
+        "serve",
+        &folder,
+    ];
+    if run(root, &text(python)?, &args)?.is_some() {
+        bail!("the procedure scenario failed (its FAIL lines above say where)");
+    }
+    Ok(())
 }
 
 /// A map whose one skill, `name`, carries every tool of the upstream
