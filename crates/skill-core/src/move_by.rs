@@ -24,17 +24,21 @@ pub enum MoveBy {
     Model,
     /// A start rule matched the turn's message (SPEC §13.2).
     Rule,
+    /// A tool's result proposed the move, and the session accepted it
+    /// (SPEC §15.6).
+    Tool,
     /// Nothing: the cursor stays.
     Stay,
 }
 
 impl MoveBy {
-    /// `route`, `model`, `rule` or `stay`, as the record spells it.
+    /// `route`, `model`, `rule`, `tool` or `stay`, as the record spells it.
     pub fn as_str(self) -> &'static str {
         match self {
             MoveBy::Route => "route",
             MoveBy::Model => "model",
             MoveBy::Rule => "rule",
+            MoveBy::Tool => "tool",
             MoveBy::Stay => "stay",
         }
     }

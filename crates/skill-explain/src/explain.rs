@@ -8,9 +8,10 @@ use serde::Serialize;
 use skill_core::{Skill, SkillMap, TargetClass};
 use skill_guard::{evidence_caption, preconditions_pass};
 use skill_session::{
-    CallEvent, CallPolicy, CallRefusal, ConditionRecord, ConflictRecord, DeclaredMap, Event,
-    GuardRecord, MoveBy, MoveEvent, OnSkip, OwnedOfferView, OwnedRow, Posture, ReadEvent, Record,
-    Refusal, ResultEvent, RoutedRecord, StartEvent, StepAction, StepEvent, StepRef, TurnEvent,
+    CallEvent, CallPolicy, CallRefusal, ConditionRecord, ConflictBy, ConflictRecord, DeclaredMap,
+    Event, GuardRecord, MoveBy, MoveEvent, OnSkip, OwnedOfferView, OwnedRow, Posture, ProposalMove,
+    ReadEvent, Record, Refusal, ResultEvent, RoutedRecord, StartEvent, StepAction, StepEvent,
+    StepRef, TurnEvent,
 };
 
 use crate::draw::{PathStep, mermaid_with_path};
@@ -129,6 +130,12 @@ pub struct Link {
     /// Whether the declared map has this move: a route from `from` to `to`,
     /// or `to` an entry (always true of a stay).
     pub declared: bool,
+    /// With `by: tool`: the proposal that moved the cursor.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proposal: Option<Box<ProposalMove>>,
+    /// The accepted proposal a route overrode.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub superseded_proposal: Option<Box<ProposalMove>>,
 }
 
 /// The start rule behind a `rule` move (SPEC §13.3).
@@ -455,6 +462,8 @@ impl<'r> Walk<'r> {
             superseded: moved.superseded.clone(),
             conflict: moved.conflict.clone(),
             declared: move_declared(self.map, moved),
+            proposal: moved.proposal.clone(),
+            superseded_proposal: moved.superseded_proposal.clone(),
         });
         self.cursor.clone_from(&moved.to);
         self.batch.clear();
@@ -741,6 +750,13 @@ fn link_text(link: &Link, out: &mut String) {
         MoveBy::Stay => format!("stayed on {from}"),
         MoveBy::Route => format!("{from} → {to} by route {from}→{to}"),
         MoveBy::Model => format!("{from} → {to} by the model's pick of {to}"),
+        MoveBy::Tool => match &link.proposal {
+            Some(proposal) => format!(
+                "{from} → {to} by {}'s proposal: '{}'",
+                proposal.tool_name, proposal.reason
+            ),
+            None => format!("{from} → {to} by a tool's proposal"),
+        },
         MoveBy::Rule => match &link.rule {
             Some(rule) => rule_text(rule, link.from == link.to, to),
             None => format!("{from} → {to} by a start rule"),
@@ -764,10 +780,21 @@ fn link_text(link: &Link, out: &mut String) {
     if let Some(pick) = &link.superseded {
         let _ = writeln!(out, "      it superseded the model's pick of {pick}");
     }
-    for conflict in &link.conflict {
+    if let Some(proposal) = &link.superseded_proposal {
         let _ = writeln!(
             out,
-            "      a later {} result led to {} (the first result wins)",
+            "      it superseded {}'s proposal of {} ('{}'): a route comes first",
+            proposal.tool_name, proposal.to, proposal.reason
+        );
+    }
+    for conflict in &link.conflict {
+        let what = match conflict.by {
+            ConflictBy::Tool => "proposal",
+            _ => "result",
+        };
+        let _ = writeln!(
+            out,
+            "      a later {} {what} led to {} (the first wins)",
             conflict.tool_name, conflict.to
         );
     }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use skill_core::{SkillMap, ToolResult};
 use skill_explain::explain;
-use skill_session::{CallAnswer, Graph, Posture, Session, read_record};
+use skill_session::{CallAnswer, Graph, Posture, Proposed, Session, read_record};
 
 #[test]
 fn explain_names_the_step_that_held_a_call_and_each_step_done_or_skipped() {
@@ -69,5 +69,51 @@ fn explain_names_the_step_that_held_a_call_and_each_step_done_or_skipped() {
     assert_eq!(
         json["refused_calls"][0]["held"]["tool"], "lookup_order",
         "{json}"
+    );
+}
+
+#[test]
+fn explain_shows_a_tool_move_as_a_link_with_its_reason() {
+    let map: SkillMap = match serde_json::from_value(serde_json::json!({
+        "skills": [{ "id": "triage", "tools": [{ "name": "fetch_claim" }] }, { "id": "inspect" }],
+        "entries": ["triage"],
+        "routes": [{ "from": "triage", "to": "inspect" }]
+    })) {
+        Ok(map) => map,
+        Err(error) => panic!("the map reads: {error}"),
+    };
+    let graph = match Graph::new(map) {
+        Ok(graph) => Arc::new(graph),
+        Err(error) => panic!("the map compiles: {error}"),
+    };
+    let mut session = Session::new(graph, Posture::Assist, Vec::new());
+    session.begin_turn("claim 7", None);
+    let result = ToolResult {
+        tool_name: "fetch_claim".into(),
+        result: "{}".into(),
+        status: None,
+    };
+    let proposed = Proposed {
+        value: serde_json::json!({"to": "inspect", "reason": "roof needs a look"}),
+        trusted: true,
+    };
+    assert_eq!(session.observe_proposed(None, result, proposed), Ok(()));
+    session.end_iteration();
+    let text: String = session
+        .take_events()
+        .iter()
+        .map(|event| event.to_line() + "\n")
+        .collect();
+    let record = match read_record(&text) {
+        Ok(record) => record,
+        Err(error) => panic!("the record reads: {error}"),
+    };
+    let said = match explain(&record, None) {
+        Ok(explained) => explained.to_text(),
+        Err(error) => panic!("it explains: {error}"),
+    };
+    assert!(
+        said.contains("triage → inspect by fetch_claim's proposal: 'roof needs a look'"),
+        "{said}"
     );
 }

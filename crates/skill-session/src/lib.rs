@@ -62,16 +62,17 @@ mod session;
 pub use graph::{Graph, GraphError};
 pub use reader::{Record, RecordError, read_events, read_record};
 pub use record::{
-    BudgetAction, BudgetEvent, CallEvent, CallPolicy, CallRefusal, ConditionRecord, ConflictRecord,
-    DeclaredMap, DeclaredSkill, Event, GuardRecord, Limits, MoveBy, MoveEvent, OfferEvent, OnSkip,
-    Posture, RECORD_VERSION, RESULT_HEAD_BYTES, ReadEvent, Refusal, ResultEvent, RoutedRecord,
-    StartEvent, StepAction, StepEvent, StepRef, TurnEvent, UnfinishedCause,
+    BudgetAction, BudgetEvent, CallEvent, CallPolicy, CallRefusal, ConditionRecord, ConflictBy,
+    ConflictRecord, DeclaredMap, DeclaredSkill, Event, GuardRecord, Limits, MoveBy, MoveEvent,
+    OfferEvent, OnSkip, Posture, ProposalMove, ProposalRefusal, ProposeRecord, RECORD_VERSION,
+    RESULT_HEAD_BYTES, ReadEvent, Refusal, ResultEvent, RoutedRecord, StartEvent, StepAction,
+    StepEvent, StepRef, TurnEvent, UnfinishedCause,
 };
 pub use replay::{ReplayError, first_difference, replay, resume};
 pub use run::{Run, RunAnswer, RunCall, RunRead, RunSkip};
 pub use session::{
-    CANCELLED, CallAnswer, INPUT_REQUIRED, MAX_ID_ECHO, ObserveError, Procedure, ReadAnswer,
-    ReadError, Session, SessionConfig, SkipAnswer, skill_content,
+    CANCELLED, CallAnswer, INPUT_REQUIRED, MAX_ID_ECHO, ObserveError, Procedure, Proposed,
+    ReadAnswer, ReadError, Session, SessionConfig, SkipAnswer, skill_content,
 };
 /// The offer view as the record keeps it (an `offer` event's `view`), from
 /// `skill-tools`, so that a reader of the record needs no other crate.

@@ -663,6 +663,9 @@ pub struct ResultEvent {
     /// on every other result, a client's own cancellation included.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The move the result proposed, judged (SPEC §15.6).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub propose: Option<ProposeRecord>,
 }
 
 fn offered() -> bool {
@@ -700,11 +703,92 @@ pub struct MoveEvent {
     pub conflict: Vec<ConflictRecord>,
     /// The hops from the cursor after the move.
     pub reachable: Vec<String>,
-    /// The pending pick a route overrode (also when both name one skill).
+    /// The pending pick a route or a proposal overrode (also when both
+    /// name one skill).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub superseded: Option<String>,
     /// Whether a model pick moved off an outstanding menu (`assist` only).
     pub declined_offer: bool,
+    /// With `by: tool`: the proposal that moved the cursor (SPEC §15.6;
+    /// boxed: most moves have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proposal: Option<Box<ProposalMove>>,
+    /// The first accepted proposal a route overrode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub superseded_proposal: Option<Box<ProposalMove>>,
+}
+
+/// An accepted proposal, as a move records it: the tool whose result made
+/// it, where to, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProposalMove {
+    /// The tool whose result proposed the move.
+    pub tool_name: String,
+    /// The skill proposed.
+    pub to: String,
+    /// The tool's reason.
+    pub reason: String,
+}
+
+/// Why a proposal was refused (SPEC §15.6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum ProposalRefusal {
+    /// Not `{ to, reason }` with a skill id and a non-blank reason.
+    Malformed,
+    /// `to` is no skill of the session's map.
+    UnknownSkill,
+    /// `to` is the cursor.
+    #[serde(rename = "self")]
+    SelfMove,
+    /// `to` is an open skill, which a read activates: no move goes there.
+    Open,
+    /// `to` is not a hop from the cursor, or is hidden from the session.
+    Unreachable,
+    /// The result came from an upstream the map does not trust to propose
+    /// (its `mcpServers` entry lacks `"proposals": true`).
+    NotTrusted,
+}
+
+impl ProposalRefusal {
+    /// The refusal's stable code, as the record spells it.
+    pub fn code(self) -> &'static str {
+        match self {
+            ProposalRefusal::Malformed => "malformed",
+            ProposalRefusal::UnknownSkill => "unknown-skill",
+            ProposalRefusal::SelfMove => "self",
+            ProposalRefusal::Open => "open",
+            ProposalRefusal::Unreachable => "unreachable",
+            ProposalRefusal::NotTrusted => "not-trusted",
+        }
+    }
+}
+
+/// A result's proposal as its `result` records it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProposeRecord {
+    /// The skill proposed (empty when none was given as a string).
+    pub to: String,
+    /// The reason given (empty when none was given as a string).
+    pub reason: String,
+    /// Whether the session accepted it.
+    pub accepted: bool,
+    /// Why not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<ProposalRefusal>,
+}
+
+/// What made a conflict entry: a route, or an accepted proposal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ConflictBy {
+    /// A route a later result reached (absent in records written before
+    /// proposals, which read as this).
+    #[default]
+    Route,
+    /// A later accepted proposal.
+    Tool,
 }
 
 /// One guard's evaluation on a route, for one result.
@@ -773,14 +857,18 @@ pub struct ConflictRecord {
     pub tool_name: String,
     /// The target it reached.
     pub to: String,
+    /// What reached it.
+    #[serde(default)]
+    pub by: ConflictBy,
 }
 
 impl ConflictRecord {
-    /// The owned record of a conflict.
+    /// The owned record of a route's conflict.
     pub fn of(conflict: &Conflict<'_>) -> Self {
         ConflictRecord {
             tool_name: conflict.tool_name.to_owned(),
             to: conflict.to.to_owned(),
+            by: ConflictBy::Route,
         }
     }
 }
@@ -818,6 +906,7 @@ mod tests {
             offered: true,
             error: None,
             reason: None,
+            propose: None,
         });
         assert_eq!(
             event.to_line(),

@@ -11,7 +11,9 @@ use crate::graph::Graph;
 use crate::record::{
     CallEvent, CallRefusal, Event, ReadEvent, Refusal, ResultEvent, StepAction, StepEvent,
 };
-use crate::session::{CANCELLED, INPUT_REQUIRED, ObserveError, ReadError, Session, SessionConfig};
+use crate::session::{
+    CANCELLED, INPUT_REQUIRED, ObserveError, Proposed, ReadError, Session, SessionConfig,
+};
 
 /// A record that cannot be replayed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -221,7 +223,7 @@ pub(crate) fn feed(
                 observed.map_err(|error| ReplayError::Result { index, error })?;
             }
             Event::Result(result) => session
-                .observe_measured(
+                .observe_measured_proposing(
                     result.call,
                     ToolResult {
                         tool_name: result.tool_name.clone(),
@@ -229,6 +231,7 @@ pub(crate) fn feed(
                         status: result.status.clone(),
                     },
                     result.bytes,
+                    result.propose.as_ref().map(Proposed::of_record),
                 )
                 .map_err(|error| ReplayError::Result { index, error })?,
             // A rule's move is made by the turn's start, replayed above.

@@ -12,7 +12,9 @@ use skill_tools::{ToolDescriptor, read_skill_id};
 use crate::graph::Graph;
 use crate::record::{Event, Refusal};
 use crate::replay::ReplayError;
-use crate::session::{CallAnswer, ObserveError, ReadError, Session, SessionConfig, SkipAnswer};
+use crate::session::{
+    CallAnswer, ObserveError, Proposed, ReadError, Session, SessionConfig, SkipAnswer,
+};
 
 /// What a run's tool list follows: its active skills, and the current
 /// step of the procedure in progress.
@@ -317,6 +319,26 @@ impl Run {
         Ok(self.end_answered(before, mark))
     }
 
+    /// [`answered`](Self::answered), the answer proposing a move (SPEC
+    /// §15.6): judged, recorded, and, accepted, the iteration's move unless
+    /// a route fires.
+    ///
+    /// # Errors
+    ///
+    /// As [`answered`](Self::answered).
+    pub fn answered_proposing(
+        &mut self,
+        call: u64,
+        result: ToolResult,
+        proposed: Proposed,
+    ) -> Result<RunAnswer, ObserveError> {
+        let before = self.shown();
+        let mark = self.session.events().len();
+        self.session
+            .observe_proposed(Some(call), result, proposed)?;
+        Ok(self.end_answered(before, mark))
+    }
+
     /// A forwarded call of `tool` the client cancelled: recorded as
     /// cancelled, the iteration ended, and nothing moves (SPEC §9.5).
     ///
@@ -373,8 +395,10 @@ impl Run {
                 _ => None,
             });
         let moved = self.session.end_iteration();
+        // A move by a route or an accepted proposal brings the new skill's
+        // body (SPEC §9.6, §15.6).
         let body = match (moved.by, moved.to.clone()) {
-            (crate::MoveBy::Route, Some(to)) => self.session.body_block(&to),
+            (crate::MoveBy::Route | crate::MoveBy::Tool, Some(to)) => self.session.body_block(&to),
             _ => None,
         };
         RunAnswer {

@@ -4,8 +4,10 @@
 
 mod budget;
 mod procedure;
+mod propose;
 
 pub use procedure::{Procedure, SkipAnswer};
+pub use propose::Proposed;
 
 use std::sync::Arc;
 
@@ -20,9 +22,9 @@ use crate::call_gate::{CallVerdict, judge_call};
 use crate::gate::Gate;
 use crate::graph::Graph;
 use crate::record::{
-    CallEvent, CallPolicy, CallRefusal, ConflictRecord, Event, GuardRecord, Limits, MoveBy,
-    MoveEvent, OfferEvent, Posture, ReadEvent, Refusal, ResultEvent, RoutedRecord, StartEvent,
-    TurnEvent, head, head_within,
+    CallEvent, CallPolicy, CallRefusal, ConflictBy, ConflictRecord, Event, GuardRecord, Limits,
+    MoveBy, MoveEvent, OfferEvent, Posture, ProposalMove, ReadEvent, Refusal, ResultEvent,
+    RoutedRecord, StartEvent, TurnEvent, head, head_within,
 };
 
 /// A skill's body as the model is shown it outside a tool answer: inside
@@ -303,6 +305,8 @@ pub struct Session {
     open: Vec<(u64, String)>,
     /// Where the procedure of the cursor's skill stands (SPEC §15.1).
     pointer: Option<procedure::Pointer>,
+    /// This iteration's accepted proposals, in the order observed.
+    proposals: Vec<ProposalMove>,
     /// The most iterations a turn takes, in effect (SPEC §15.3).
     max_iterations: Option<u64>,
     /// The iteration the turn began in.
@@ -381,6 +385,7 @@ impl Session {
             numbered: true,
             open: Vec::new(),
             pointer: None,
+            proposals: Vec::new(),
             max_iterations,
             turn_start: 1,
             budget_told: false,
@@ -508,6 +513,8 @@ impl Session {
             reachable,
             superseded: self.pick.take(),
             declined_offer: false,
+            proposal: None,
+            superseded_proposal: None,
         }));
         Some(routed)
     }
@@ -1023,7 +1030,7 @@ impl Session {
     pub fn observe(&mut self, result: ToolResult) {
         let bytes = result.result.len();
         let call = self.close_oldest(&result.tool_name);
-        self.take_result(call, result, bytes);
+        self.take_result(call, result, bytes, None);
     }
 
     /// [`observe`](Self::observe) the result of the accepted call numbered
@@ -1040,7 +1047,7 @@ impl Session {
     pub fn observe_call(&mut self, call: u64, result: ToolResult) -> Result<(), ObserveError> {
         let bytes = result.result.len();
         let call = self.close_named(&result.tool_name, call)?;
-        self.take_result(Some(call), result, bytes);
+        self.take_result(Some(call), result, bytes, None);
         Ok(())
     }
 
@@ -1051,20 +1058,28 @@ impl Session {
     /// # Errors
     ///
     /// As [`observe_call`](Self::observe_call).
-    pub(crate) fn observe_measured(
+    pub(crate) fn observe_measured_proposing(
         &mut self,
         call: Option<u64>,
         result: ToolResult,
         bytes: usize,
+        proposed: Option<Proposed>,
     ) -> Result<(), ObserveError> {
         let call = self.close_call(&result.tool_name, call)?;
-        self.take_result(call, result, bytes);
+        self.take_result(call, result, bytes, proposed.as_ref());
         Ok(())
     }
 
-    /// Record `result`, answering `call` (closed already), and keep it for
-    /// routing.
-    fn take_result(&mut self, call: Option<u64>, result: ToolResult, bytes: usize) {
+    /// Record `result`, answering `call` (closed already), with the move
+    /// it proposes judged on it, and keep it for routing; then the step it
+    /// did, if any.
+    fn take_result(
+        &mut self,
+        call: Option<u64>,
+        result: ToolResult,
+        bytes: usize,
+        proposed: Option<&Proposed>,
+    ) {
         let kept = head(&result.result).to_owned();
         self.record_result(
             &result.tool_name,
@@ -1073,6 +1088,10 @@ impl Session {
             (bytes, kept),
             None,
         );
+        if let Some(proposed) = proposed {
+            let record = self.take_proposal(&result.tool_name, proposed);
+            self.record_proposal(record);
+        }
         self.advance(&result.tool_name, result.status.as_deref());
         self.results.push(result);
     }
@@ -1161,6 +1180,7 @@ impl Session {
             offered,
             error,
             reason: None,
+            propose: None,
         }));
     }
 
@@ -1206,6 +1226,7 @@ impl Session {
         self.cursor.clone_from(&moved.to);
         self.cursor_moved(from.as_deref());
         self.results.clear();
+        self.proposals.clear();
         self.pick = None;
         self.iteration += 1;
         self.events.push(Event::Move(moved));
@@ -1228,11 +1249,26 @@ impl Session {
         };
         let routed = from.map(|cursor| graph.resolve(cursor, &self.results, iteration));
         let route = routed.as_ref().filter(|m| m.by == MoveBy::Route);
-        let (to, by) = match (route, &self.pick) {
-            (Some(route), _) => (Some(route.to), MoveBy::Route),
-            (None, Some(pick)) => (Some(pick.as_str()), MoveBy::Model),
-            (None, None) => (from, MoveBy::Stay),
+        // A route, then the first accepted proposal, then the pick (SPEC
+        // §15.6).
+        let proposal = self.proposals.first();
+        let (to, by) = match (route, proposal, &self.pick) {
+            (Some(route), _, _) => (Some(route.to), MoveBy::Route),
+            (None, Some(proposal), _) => (Some(proposal.to.as_str()), MoveBy::Tool),
+            (None, None, Some(pick)) => (Some(pick.as_str()), MoveBy::Model),
+            (None, None, None) => (from, MoveBy::Stay),
         };
+        // Later accepted proposals that reached another target.
+        let later = self
+            .proposals
+            .iter()
+            .skip(1)
+            .filter(|other| Some(other.to.as_str()) != to)
+            .map(|other| ConflictRecord {
+                tool_name: other.tool_name.clone(),
+                to: other.to.clone(),
+                by: ConflictBy::Tool,
+            });
         let declined_offer = by == MoveBy::Model
             && self
                 .outstanding_menu()
@@ -1249,11 +1285,25 @@ impl Session {
                 .map(|m| m.guards_closed.iter().map(GuardRecord::of).collect())
                 .unwrap_or_default(),
             conflict: route
-                .map(|m| m.conflict.iter().map(ConflictRecord::of).collect())
-                .unwrap_or_default(),
+                .map(|m| {
+                    m.conflict
+                        .iter()
+                        .map(ConflictRecord::of)
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default()
+                .into_iter()
+                .chain(later)
+                .collect(),
             reachable: graph.reachable_ids(to),
-            superseded: route.and(self.pick.clone()),
+            superseded: (route.is_some() || proposal.is_some())
+                .then(|| self.pick.clone())
+                .flatten(),
             declined_offer,
+            proposal: (by == MoveBy::Tool)
+                .then(|| proposal.cloned().map(Box::new))
+                .flatten(),
+            superseded_proposal: route.and(proposal.cloned().map(Box::new)),
         }
     }
 

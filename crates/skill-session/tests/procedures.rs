@@ -9,8 +9,8 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use skill_core::{SkillMap, ToolResult};
 use skill_session::{
-    CallAnswer, CallPolicy, CallRefusal, Event, Graph, Posture, Session, SessionConfig, SkipAnswer,
-    StepAction, replay,
+    CallAnswer, CallPolicy, CallRefusal, Event, Graph, Posture, Proposed, Session, SessionConfig,
+    SkipAnswer, StepAction, replay,
 };
 
 fn map(on_skip: &str) -> SkillMap {
@@ -218,6 +218,7 @@ fn leaving_records_the_procedure_unfinished_and_coming_back_starts_at_step_one()
 #[derive(Debug, Clone)]
 enum Op {
     Call(usize, bool),
+    Propose(usize, usize, bool),
     Skip(bool),
     End,
     Turn,
@@ -227,6 +228,7 @@ fn op() -> impl proptest::strategy::Strategy<Value = Op> {
     use proptest::prelude::*;
     prop_oneof![
         4 => (0..5usize, any::<bool>()).prop_map(|(tool, ok)| Op::Call(tool, ok)),
+        2 => (0..5usize, 0..4usize, any::<bool>()).prop_map(|(tool, to, trusted)| Op::Propose(tool, to, trusted)),
         1 => any::<bool>().prop_map(Op::Skip),
         2 => Just(Op::End),
         1 => Just(Op::Turn),
@@ -234,10 +236,10 @@ fn op() -> impl proptest::strategy::Strategy<Value = Op> {
 }
 
 proptest::proptest! {
-    /// Replay is exact over any sequence of calls, results, skips, moves
-    /// and turns on a stepped skill, under either `on_skip`.
+    /// Replay is exact over any sequence of calls, results, proposals,
+    /// skips, moves and turns on a stepped skill, under either `on_skip`.
     #[test]
-    fn replay_is_exact_over_steps_skips_and_results(
+    fn replay_is_exact_over_steps_skips_proposals_and_results(
         ops in proptest::collection::vec(op(), 0..40),
         hold in proptest::prelude::any::<bool>(),
     ) {
@@ -248,6 +250,14 @@ proptest::proptest! {
                 Op::Call(tool, ok) => {
                     let text = if ok { r#"{"roof": true}"# } else { "{}" };
                     run(&mut settle, tools[tool], text, (!ok).then_some("error"));
+                }
+                Op::Propose(tool, to, trusted) => {
+                    let targets = ["inspect", "settle", "nowhere", ""];
+                    if let CallAnswer::Admitted { call } = settle.call_tool(tools[tool]) {
+                        let result = result(tools[tool], "{}", None);
+                        let proposed = Proposed { value: json!({"to": targets[to], "reason": "a reason"}), trusted };
+                        settle.observe_proposed(Some(call), result, proposed).ok();
+                    }
                 }
                 Op::Skip(reason) => {
                     settle.skip_step(reason.then_some("a reason"));

@@ -104,3 +104,40 @@ fn play_takes_max_iterations_says_what_remains_and_wraps_up_once_it_is_spent() {
     );
     assert_eq!(answers[4]["refusal"], "budget-exhausted", "{}", answers[4]);
 }
+
+#[test]
+fn play_takes_a_proposal_on_a_result_and_moves_by_tool() {
+    let map = json!({
+        "skills": [{ "id": "triage", "tools": [{ "name": "fetch_claim" }] },
+                   { "id": "inspect", "body": "Inspect the roof." }],
+        "entries": ["triage"],
+        "routes": [{ "from": "triage", "to": "inspect" }]
+    });
+    let dir = folder(
+        "procedures",
+        "propose",
+        &[("skillmap.json", &map.to_string())],
+    );
+    let path = dir.join("skillmap.json").display().to_string();
+    let steps = [
+        json!({"turn": "claim 7"}),
+        json!({"result": {"tool_name": "fetch_claim", "result": "{}", "propose": {"to": "inspect", "reason": "roof needs a look"}}}),
+        json!({"result": {"tool_name": "fetch_claim", "result": "{}", "propose": {"to": "triage", "reason": "stay"}}}),
+        json!({"end": true}),
+    ];
+    let input: String = steps.iter().map(|step| step.to_string() + "\n").collect();
+    let played = skillgraph_with_input(&["play", &path], &input);
+    assert_eq!(played.status.code(), Some(0));
+    let answers: Vec<Value> = String::from_utf8_lossy(&played.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(answers[1]["propose"]["accepted"], true, "{}", answers[1]);
+    assert_eq!(answers[2]["propose"]["refusal"], "self", "{}", answers[2]);
+    assert_eq!(answers[3]["move"]["by"], "tool", "{}", answers[3]);
+    assert_eq!(
+        answers[3]["move"]["proposal"]["reason"],
+        "roof needs a look"
+    );
+    assert_eq!(answers[3]["cursor"], "inspect");
+}

@@ -435,11 +435,12 @@ impl Gateway {
         match outcome {
             Some(Ok(Answer::Result(answer))) => {
                 self.hub.upstreams.remember_result(&name, &answer);
+                let trusted = self.hub.upstreams.trusts_proposals_of(&name);
                 Ok(Ok(doorway::step(
                     slot,
                     generation,
                     answer,
-                    |run, answer| translate::route(run, call, &name, answer),
+                    |run, answer| translate::route(run, call, &name, answer, trusted),
                 )
                 .await??))
             }

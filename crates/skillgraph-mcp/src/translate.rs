@@ -16,7 +16,7 @@ use std::sync::Arc;
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, ResultType, Tool};
 use serde_json::Value;
-use skillgraph::skill_session::{Graph, ObserveError, Run, RunCall, SessionConfig};
+use skillgraph::skill_session::{Graph, ObserveError, Proposed, Run, RunCall, SessionConfig};
 use skillgraph::skill_tools::{HostFormat, ToolDescriptor};
 
 use crate::ServeError;
@@ -99,6 +99,9 @@ pub(crate) fn give_budget(answer: &mut CallToolResult, slot: &Slot) -> Result<()
     Ok(())
 }
 
+/// The `_meta` key of a move an upstream's result proposes (SPEC §15.6).
+pub(crate) const PROPOSE: &str = "skillgraph/propose";
+
 /// The `_meta` key of what remains of a run's budget.
 pub(crate) const ITERATIONS_REMAINING: &str = "skillgraph/iterations_remaining";
 
@@ -150,10 +153,24 @@ pub(crate) fn route(
     call: u64,
     name: &str,
     mut answer: CallToolResult,
+    trusted: bool,
 ) -> Result<(CallToolResult, bool), ErrorData> {
-    let routed = run
-        .answered(call, observe(name, &answer))
-        .map_err(not_open)?;
+    // A proposed move is the run's, never the client's (SPEC §15.6): taken
+    // out of the answer, and judged only from a server trusted to propose.
+    let proposed = answer
+        .meta
+        .as_mut()
+        .and_then(|meta| meta.0.remove(PROPOSE))
+        .map(|value| Proposed { value, trusted });
+    if answer.meta.as_ref().is_some_and(|meta| meta.0.is_empty()) {
+        answer.meta = None;
+    }
+    let observed = observe(name, &answer);
+    let routed = match proposed {
+        Some(proposed) => run.answered_proposing(call, observed, proposed),
+        None => run.answered(call, observed),
+    }
+    .map_err(not_open)?;
     if let Some(step) = routed.step {
         answer.content.push(ContentBlock::text(step));
     }

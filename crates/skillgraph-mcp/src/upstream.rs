@@ -219,6 +219,8 @@ impl Upstream {
 /// Every upstream server, and which one offers each tool.
 pub(crate) struct Upstreams {
     servers: Vec<Upstream>,
+    /// The servers whose results may propose moves (SPEC §15.6), by index.
+    proposing: Vec<usize>,
     /// Tool name → (server index, the tool as the server declared it).
     tools: BTreeMap<String, (usize, Tool)>,
     timeout: Duration,
@@ -255,6 +257,7 @@ impl Upstreams {
     ) -> Result<(Self, Vec<Clash>), StartError> {
         let mut started = Upstreams {
             servers: Vec::with_capacity(servers.len()),
+            proposing: Vec::new(),
             tools: BTreeMap::new(),
             timeout,
             relay: Relay::new(solo),
@@ -268,6 +271,9 @@ impl Upstreams {
                 start::start_one(dir, name, decl, timeout, &started.relay).await?;
             let index = started.servers.len();
             started.servers.push(upstream);
+            if decl.proposals {
+                started.proposing.push(index);
+            }
             for tool in tools {
                 let tool_name = tool.name.to_string();
                 match started.tools.get(&tool_name) {
@@ -282,6 +288,14 @@ impl Upstreams {
             }
         }
         Ok((started, clashes))
+    }
+
+    /// Whether the server of the tool `name` may propose moves: its
+    /// `mcpServers` entry says `"proposals": true`.
+    pub(crate) fn trusts_proposals_of(&self, name: &str) -> bool {
+        self.tools
+            .get(name)
+            .is_some_and(|(index, _)| self.proposing.contains(index))
     }
 
     /// The tool `name` as its server declared it.

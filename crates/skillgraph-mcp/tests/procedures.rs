@@ -141,3 +141,51 @@ fn a_run_s_budget_is_said_in_meta_and_once_spent_nothing_more_is_forwarded() {
         "the third call was not forwarded"
     );
 }
+
+/// The desk's data with `lookup_order`'s answers proposing a move to
+/// `shipping` (a hop from triage by its route).
+fn proposing_data() -> serde_json::Value {
+    let mut data = upstream::desk_data();
+    data["lookup_order"]["meta"] =
+        json!({"skillgraph/propose": {"to": "shipping", "reason": "the parcel is late"}});
+    data
+}
+
+#[test]
+fn a_trusted_upstream_s_proposal_moves_the_run_and_an_untrusted_one_is_removed_and_refused() {
+    for trusted in [true, false] {
+        let upstream = upstream::desk(proposing_data());
+        let map = desk(
+            &format!("procedures-propose-{trusted}"),
+            json!({"desk": {"url": upstream.url, "proposals": trusted}}),
+            |_| {},
+        );
+        let served = HttpServed::start(ServeConfig::new(map), |_| {});
+        let addr = served.addr.as_str();
+        let answer = call(addr, "lookup_order", json!({"order_id": 4413}), &[]);
+        assert!(
+            answer["_meta"].get("skillgraph/propose").is_none(),
+            "never forwarded: {answer}"
+        );
+        let said = texts(&answer).join(" ");
+        let run = handle_of(&answer);
+        let uri = format!("skillgraph://record/{run}");
+        let record =
+            sessionless(addr, "resources/read", Some(&uri), json!({"uri": uri}), &[]).json();
+        let text = record["result"]["contents"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        if trusted {
+            assert!(
+                said.contains("<skill_content name=\"shipping\">"),
+                "the body comes: {said}"
+            );
+            assert!(text.contains(r#""by":"tool""#), "{text}");
+        } else {
+            assert!(!said.contains("shipping"), "{said}");
+            assert!(text.contains(r#""refusal":"not-trusted""#), "{text}");
+        }
+        replays_to_itself(&text).unwrap_or_else(|diff| panic!("{diff}\n{text}"));
+    }
+}

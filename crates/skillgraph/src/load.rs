@@ -118,6 +118,11 @@ pub struct McpServer {
     /// The transport, as some clients write it.
     #[serde(default, rename = "type")]
     pub transport: Option<McpTransport>,
+    /// Whether this server's results may propose moves (SPEC §15.6:
+    /// `_meta["skillgraph/propose"]`); from any other server a proposal is
+    /// removed and recorded refused `not-trusted`.
+    #[serde(default)]
+    pub proposals: bool,
 }
 
 /// The transport of an upstream server, as clients' configuration files

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use skillgraph::skill_core::{Menu, ResultStatus, ToolResult, did_you_mean, roles_taken};
 use skillgraph::skill_session::{
-    CallAnswer, CallPolicy, Event, Posture, Session, SessionConfig, SkipAnswer,
+    CallAnswer, CallPolicy, Event, Posture, Proposed, Session, SessionConfig, SkipAnswer,
 };
 use skillgraph::skill_tools::{HostFormat, SKIP_STEP, SkipStepCall};
 use skillgraph::{RecordWriter, prepare};
@@ -61,7 +61,7 @@ enum Step {
     Turn(String, Option<Menu>),
     Read(String),
     Call(String, Value),
-    Result(ToolResult),
+    Result(ToolResult, Option<Value>),
     End,
     Tools(HostFormat),
     VisibleTools,
@@ -87,6 +87,10 @@ struct ResultStep {
     result: Value,
     #[serde(default)]
     status: Option<String>,
+    /// A move the result proposes, `{ "to": ID, "reason": TEXT }` (SPEC
+    /// §15.6).
+    #[serde(default)]
+    propose: Option<Value>,
 }
 
 /// An error answer: a stable code and what was wrong, with the fix.
@@ -345,11 +349,14 @@ fn result_step(value: Value) -> Result<Step, Refused> {
         Value::String(text) => text,
         other => other.to_string(),
     };
-    Ok(Step::Result(ToolResult {
-        tool_name: step.tool_name,
-        result,
-        status: step.status,
-    }))
+    Ok(Step::Result(
+        ToolResult {
+            tool_name: step.tool_name,
+            result,
+            status: step.status,
+        },
+        step.propose,
+    ))
 }
 
 /// Run one step; the answer's fields (the line number is added after),
@@ -358,7 +365,7 @@ fn result_step(value: Value) -> Result<Step, Refused> {
 fn run_step(step: Step, session: &mut Session) -> Result<Value, Refused> {
     let shows_procedure = matches!(
         step,
-        Step::Turn(..) | Step::Call(..) | Step::Result(_) | Step::End
+        Step::Turn(..) | Step::Call(..) | Step::Result(..) | Step::End
     );
     let mut answer = answer_step(step, session)?;
     if let (true, Value::Object(fields)) = (shows_procedure, &mut answer) {
@@ -429,10 +436,23 @@ fn answer_step(step: Step, session: &mut Session) -> Result<Value, Refused> {
                 "text": text
             }),
         },
-        Step::Result(result) => {
+        Step::Result(result, propose) => {
             let tool = result.tool_name.clone();
             let before = session.events().len();
-            session.observe(result);
+            match propose {
+                // play trusts its own script to propose moves.
+                Some(value) => session
+                    .observe_proposed(
+                        None,
+                        result,
+                        Proposed {
+                            value,
+                            trusted: true,
+                        },
+                    )
+                    .map_err(|err| refused(err.code(), err.to_string()))?,
+                None => session.observe(result),
+            }
             let mut fields =
                 json!({ "step": "result", "tool_name": tool, "iteration": session.iteration() });
             let advanced = session
@@ -444,8 +464,22 @@ fn answer_step(step: Step, session: &mut Session) -> Result<Value, Refused> {
                     Event::Step(step) => Some(session.step_said(step)),
                     _ => None,
                 });
-            if let (Some(text), Value::Object(fields)) = (advanced, &mut fields) {
-                fields.insert("text".into(), json!(text));
+            let proposed = session
+                .events()
+                .get(before..)
+                .unwrap_or_default()
+                .iter()
+                .find_map(|event| match event {
+                    Event::Result(result) => result.propose.clone(),
+                    _ => None,
+                });
+            if let Value::Object(fields) = &mut fields {
+                if let Some(text) = advanced {
+                    fields.insert("text".into(), json!(text));
+                }
+                if let Some(proposed) = proposed {
+                    fields.insert("propose".into(), json!(proposed));
+                }
             }
             fields
         }

@@ -182,8 +182,14 @@ impl ServerHandler for Canned {
         let answer = Some(&canned["answers"][&key])
             .filter(|answer| answer.is_object())
             .or(Some(&canned["default"]).filter(|answer| answer.is_object()));
+        // A canned `_meta` goes on the result, not in its content.
+        let meta = canned["meta"].as_object().cloned();
         Ok(CallToolResponse::Complete(match answer {
-            Some(answer) => CallToolResult::structured(answer.clone()),
+            Some(answer) => {
+                let mut result = CallToolResult::structured(answer.clone());
+                result.meta = meta.map(rmcp::model::MetaObject);
+                result
+            }
             None => CallToolResult::error(vec![ContentBlock::text(format!(
                 "Nothing matches {argument} {key}."
             ))]),
