@@ -151,6 +151,7 @@ pub fn w5_map(n: usize) -> SkillMap {
         start: None,
         roles: skill_core::Roles::new(),
         budget: None,
+        escalation: None,
     }
 }
 
@@ -192,6 +193,7 @@ pub fn w4_1000_graph() -> Arc<Graph> {
         start: None,
         roles: skill_core::Roles::new(),
         budget: None,
+        escalation: None,
     };
     Arc::new(Graph::new(map).expect("the W4_1000 guards compile"))
 }

@@ -64,6 +64,17 @@ pub(crate) fn procedures(map: &SkillMap) -> Vec<Problem> {
             (None, None) => {}
         }
     }
+    if let Some(given) = map
+        .escalation
+        .as_ref()
+        .filter(|escalation| escalation.after_refusals().is_none())
+        .and_then(|escalation| escalation.after_refusals.as_ref())
+    {
+        let message = format!(
+            "`escalation.after_refusals` is {given}, which is no whole number of at least 0, so the default, 3, holds; give how many refusals in a turn escalate (0: never)."
+        );
+        problems.push(Problem::new(ProblemCode::LimitInvalid, message));
+    }
     if map.skills.iter().any(|skill| stepped(&skill)) {
         for skill in map
             .skills
@@ -140,6 +151,11 @@ mod tests {
                     .contains("`budget.max_iterations`")
             );
         }
+        for invalid in [json!(-1), json!(1.5)] {
+            let refused = map(|map| map["escalation"] = json!({"after_refusals": invalid}));
+            assert_eq!(codes(&refused), [ProblemCode::LimitInvalid], "{invalid}");
+        }
+        assert!(codes(&map(|map| map["escalation"] = json!({"after_refusals": 0}))).is_empty());
         let short = map(|map| map["budget"] = json!({"max_iterations": 1}));
         assert_eq!(codes(&short), [ProblemCode::StepsExceedBudget]);
         assert!(check_map(&short).ok(), "a warning");

@@ -47,7 +47,7 @@ mod view;
 mod view_input;
 
 pub use id_hash::{BuildIdHasher, IdHashMap, IdHashSet, IdHasher};
-pub use map::{Budget, Route, SkillMap, Start, StartRule};
+pub use map::{Budget, Escalation, Route, SkillMap, Start, StartRule};
 pub use move_by::MoveBy;
 pub use number::{exact_integer, js_number};
 pub use offer::{Menu, MenuCandidate, ReadSkillOffer};

@@ -133,12 +133,45 @@ impl Budget {
     /// The most iterations a turn takes, when declared as a whole number
     /// of at least 1.
     pub fn max_iterations(&self) -> Option<u64> {
-        let declared = self.max_iterations.as_ref()?.as_f64()?;
-        let whole = declared.fract() == 0.0 && (1.0..=f64::from(u32::MAX)).contains(&declared);
-        // A whole number within u32: the cast is exact.
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        whole.then_some(declared as u64)
+        whole(self.max_iterations.as_ref()?, 1.0)
     }
+}
+
+/// The map's `escalation` (SPEC §15.5): after how many refusals in a turn
+/// the session says the model needs help.
+///
+/// ```
+/// use skill_core::Escalation;
+///
+/// let escalation: Escalation = serde_json::from_str(r#"{ "after_refusals": 0 }"#)?;
+/// assert_eq!(escalation.after_refusals(), Some(0));
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Escalation {
+    /// How many refusals in a turn escalate, as declared: a whole number
+    /// (0: never); anything else is the check-up's `limit-invalid`, and
+    /// leaves the default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after_refusals: Option<serde_json::Value>,
+}
+
+impl Escalation {
+    /// How many refusals in a turn escalate, when declared as a whole
+    /// number of at least 0.
+    pub fn after_refusals(&self) -> Option<u64> {
+        whole(self.after_refusals.as_ref()?, 0.0)
+    }
+}
+
+/// `value` as a whole number of at least `least`, within u32.
+fn whole(value: &serde_json::Value, least: f64) -> Option<u64> {
+    let declared = value.as_f64()?;
+    let whole = declared.fract() == 0.0 && (least..=f64::from(u32::MAX)).contains(&declared);
+    // A whole number within u32: the cast is exact.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    whole.then_some(declared as u64)
 }
 
 /// A map of skills, entries and routes.
@@ -178,6 +211,9 @@ pub struct SkillMap {
     /// How many iterations a turn may take (SPEC §15.3); `None`: no budget.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<Budget>,
+    /// After how many refusals a turn escalates (SPEC §15.5); `None`: 3.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub escalation: Option<Escalation>,
 }
 
 impl SkillMap {
@@ -399,6 +435,7 @@ mod tests {
             start: None,
             roles: Roles::new(),
             budget: None,
+            escalation: None,
         }
     }
 

@@ -705,6 +705,7 @@ impl Explanation {
             start: None,
             roles: skill_core::Roles::new(),
             budget: None,
+            escalation: None,
         };
         let path: Vec<PathStep<'_>> = self
             .chain

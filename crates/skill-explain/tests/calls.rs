@@ -29,6 +29,7 @@ fn session() -> Session {
             tools: CallPolicy::Strict,
             roles: vec![],
             max_iterations: None,
+            after_refusals: None,
         },
     )
 }

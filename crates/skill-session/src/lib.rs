@@ -63,10 +63,11 @@ pub use graph::{Graph, GraphError};
 pub use reader::{Record, RecordError, read_events, read_record};
 pub use record::{
     BudgetAction, BudgetEvent, CallEvent, CallPolicy, CallRefusal, ConditionRecord, ConflictBy,
-    ConflictRecord, DeclaredMap, DeclaredSkill, Event, GuardRecord, Limits, MoveBy, MoveEvent,
-    OfferEvent, OnSkip, Posture, ProposalMove, ProposalRefusal, ProposeRecord, RECORD_VERSION,
-    RESULT_HEAD_BYTES, ReadEvent, Refusal, ResultEvent, RoutedRecord, StartEvent, StepAction,
-    StepEvent, StepRef, TurnEvent, UnfinishedCause,
+    ConflictRecord, CountedRefusal, DeclaredMap, DeclaredSkill, EscalatedEvent, Event, GateKind,
+    GuardRecord, Limits, MoveBy, MoveEvent, OfferEvent, OnSkip, Posture, ProposalMove,
+    ProposalRefusal, ProposeRecord, RECORD_VERSION, RESULT_HEAD_BYTES, ReadEvent, Refusal,
+    ResultEvent, RoutedRecord, StartEvent, StepAction, StepEvent, StepRef, TurnEvent,
+    UnfinishedCause,
 };
 pub use replay::{ReplayError, first_difference, replay, resume};
 pub use run::{Run, RunAnswer, RunCall, RunRead, RunSkip};

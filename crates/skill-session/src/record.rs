@@ -13,8 +13,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 pub use skill_core::MoveBy;
 use skill_core::{
-    Budget, Flavor, Menu, Roles, Route, Skill, SkillMap, Start, Step, TargetClass, ToolDecl,
-    Trigger,
+    Budget, Escalation, Flavor, Menu, Roles, Route, Skill, SkillMap, Start, Step, TargetClass,
+    ToolDecl, Trigger,
 };
 use skill_guard::{ConditionValue, Conflict, GuardEvaluation, Operator};
 use skill_tools::OwnedOfferView;
@@ -225,6 +225,49 @@ pub enum UnfinishedCause {
 pub struct Limits {
     /// The most iterations a turn takes; `null`: no budget.
     pub max_iterations: Option<u64>,
+    /// After how many refusals a turn escalates; 0: never (absent in
+    /// records written before escalation, which read as 0).
+    #[serde(default)]
+    pub after_refusals: u64,
+}
+
+/// Which gate refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GateKind {
+    /// The read gate.
+    Read,
+    /// The call gate.
+    Call,
+}
+
+/// One refusal an escalation counted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CountedRefusal {
+    /// The iteration it came in.
+    pub iteration: u64,
+    /// Which gate refused.
+    pub gate: GateKind,
+    /// The id read, for a read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The tool called, for a call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_name: Option<String>,
+    /// The refusal's code.
+    pub refusal: String,
+}
+
+/// `escalated`: the turn's refusals reached `after_refusals` (SPEC §15.5),
+/// once per turn, in the iteration of the refusal that reached it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EscalatedEvent {
+    /// The iteration.
+    pub iteration: u64,
+    /// The count reached.
+    pub after_refusals: u64,
+    /// The refusals counted, in order.
+    pub refusals: Vec<CountedRefusal>,
 }
 
 /// What happened to a turn's budget.
@@ -317,6 +360,8 @@ pub enum Event {
     Step(StepEvent),
     /// The turn's budget was spent.
     Budget(BudgetEvent),
+    /// The turn's refusals reached the escalation's count.
+    Escalated(EscalatedEvent),
 }
 
 impl Event {
@@ -332,6 +377,7 @@ impl Event {
             Event::Move(e) => e.iteration,
             Event::Step(e) => e.iteration,
             Event::Budget(e) => e.iteration,
+            Event::Escalated(e) => e.iteration,
         }
     }
 
@@ -348,6 +394,7 @@ impl Event {
             Event::Move(_) => "move",
             Event::Step(_) => "step",
             Event::Budget(_) => "budget",
+            Event::Escalated(_) => "escalated",
         }
     }
 
@@ -426,6 +473,9 @@ pub struct DeclaredMap {
     /// The map's budget, as declared (SPEC §15.3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<Budget>,
+    /// The map's escalation, as declared (SPEC §15.5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub escalation: Option<Escalation>,
 }
 
 impl DeclaredMap {
@@ -470,6 +520,7 @@ impl DeclaredMap {
             start: self.start.clone(),
             roles: self.roles.clone(),
             budget: self.budget.clone(),
+            escalation: self.escalation.clone(),
         }
     }
 
@@ -494,6 +545,7 @@ impl DeclaredMap {
             start: map.start.clone(),
             roles: map.roles.clone(),
             budget: map.budget.clone(),
+            escalation: map.escalation.clone(),
         }
     }
 }

@@ -123,6 +123,7 @@ pub fn resume(graph: &Arc<Graph>, events: &[Event]) -> Result<Session, ReplayErr
             roles: start.roles.clone(),
             // A record without limits ran with every limit off.
             max_iterations: Some(start.limits.and_then(|l| l.max_iterations).unwrap_or(0)),
+            after_refusals: Some(start.limits.map_or(0, |l| l.after_refusals)),
         },
     );
     // A record written before calls were numbered replays as it was written
@@ -195,7 +196,7 @@ pub(crate) fn feed(
             }
             // Advances, unfinished procedures and a spent budget are
             // decided again.
-            Event::Step(_) | Event::Budget(_) => {}
+            Event::Step(_) | Event::Budget(_) | Event::Escalated(_) => {}
             Event::Result(ResultEvent {
                 tool_name,
                 call: Some(call),

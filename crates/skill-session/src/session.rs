@@ -3,6 +3,7 @@
 //! what the model may be shown, and appends every step to its record.
 
 mod budget;
+mod escalation;
 mod procedure;
 mod propose;
 
@@ -22,8 +23,8 @@ use crate::call_gate::{CallVerdict, judge_call};
 use crate::gate::Gate;
 use crate::graph::Graph;
 use crate::record::{
-    CallEvent, CallPolicy, CallRefusal, ConflictBy, ConflictRecord, Event, GuardRecord, Limits,
-    MoveBy, MoveEvent, OfferEvent, Posture, ProposalMove, ReadEvent, Refusal, ResultEvent,
+    CallEvent, CallPolicy, CallRefusal, ConflictBy, ConflictRecord, Event, GateKind, GuardRecord,
+    Limits, MoveBy, MoveEvent, OfferEvent, Posture, ProposalMove, ReadEvent, Refusal, ResultEvent,
     RoutedRecord, StartEvent, TurnEvent, head, head_within,
 };
 
@@ -94,6 +95,10 @@ pub struct SessionConfig {
     /// §15.3: `play` and `serve`'s `--max-iterations`): `Some(0)` sets
     /// none; `None` takes the map's.
     pub max_iterations: Option<u64>,
+    /// After how many refusals a turn escalates, over the map's
+    /// `escalation` (SPEC §15.5; a replay gives the record's): `Some(0)`
+    /// never; `None` takes the map's, else 3.
+    pub after_refusals: Option<u64>,
     /// The roles the run took (SPEC §14.8, as `skill_core::roles_taken`
     /// gives them): the skills all of them hide are withheld, for this
     /// session ids the map lacks ([`Graph::for_roles`]). Empty on a map
@@ -313,6 +318,12 @@ pub struct Session {
     turn_start: u64,
     /// Whether this turn's spent budget was recorded already.
     budget_told: bool,
+    /// After how many refusals a turn escalates (0: never).
+    after_refusals: u64,
+    /// This turn's refusals counted so far, until it escalates.
+    refusals: Vec<crate::record::CountedRefusal>,
+    /// This turn's escalation, once recorded.
+    escalated: Option<crate::record::EscalatedEvent>,
     events: Vec<Event>,
 }
 
@@ -330,6 +341,7 @@ impl Session {
                 tools: CallPolicy::Scoped,
                 roles: Vec::new(),
                 max_iterations: None,
+                after_refusals: None,
             },
         )
     }
@@ -342,6 +354,7 @@ impl Session {
             tools,
             roles,
             max_iterations,
+            after_refusals,
         } = config;
         let graph = graph.for_roles(&roles);
         let max_iterations = match max_iterations {
@@ -353,8 +366,17 @@ impl Session {
                 .as_ref()
                 .and_then(skill_core::Budget::max_iterations),
         };
-        let limits = max_iterations.map(|max| Limits {
-            max_iterations: Some(max),
+        let after_refusals = after_refusals.unwrap_or_else(|| {
+            graph
+                .map()
+                .escalation
+                .as_ref()
+                .and_then(skill_core::Escalation::after_refusals)
+                .unwrap_or(escalation::DEFAULT_AFTER_REFUSALS)
+        });
+        let limits = (max_iterations.is_some() || after_refusals > 0).then_some(Limits {
+            max_iterations,
+            after_refusals,
         });
         let cursor = graph.map().entries.first().cloned();
         let start = Event::Start(StartEvent {
@@ -389,6 +411,9 @@ impl Session {
             max_iterations,
             turn_start: 1,
             budget_told: false,
+            after_refusals,
+            refusals: Vec::new(),
+            escalated: None,
             events: vec![start],
         };
         session.pointer = session.pointer_at(session.cursor.clone().as_deref());
@@ -481,6 +506,8 @@ impl Session {
         self.activated.clear();
         self.turn_start = self.iteration;
         self.budget_told = false;
+        self.refusals.clear();
+        self.escalated = None;
         let graph = Arc::clone(&self.graph);
         let routing = graph.route_turn(&self.message, &self.hidden);
         let routed = routing.routed.map(|routed| RoutedRecord {
@@ -821,6 +848,9 @@ impl Session {
             allowed: verdict.refusal.map(|_| verdict.allowed),
         };
         self.events.push(Event::Read(read.clone()));
+        if let Some(refusal) = verdict.refusal.filter(|r| *r != Refusal::SelfCall) {
+            self.count_refusal(GateKind::Read, id, refusal.code());
+        }
         Ok(ReadAnswer {
             text: verdict.text,
             read,
@@ -842,6 +872,7 @@ impl Session {
             allowed: Some(Vec::new()),
         };
         self.events.push(Event::Read(read));
+        self.count_refusal(GateKind::Read, head_within(id, MAX_ID_ECHO), refusal.code());
     }
 
     fn unknown(&self, id: &str) -> ReadError {
@@ -920,6 +951,7 @@ impl Session {
                 held: Some(step),
             };
             self.events.push(Event::Call(call.clone()));
+            self.count_refusal(GateKind::Call, tool, CallRefusal::StepHeld.code());
             return CallAnswer::Refused { text, call };
         }
         match judge_call(&self.gate(), self.policy, tool, self.offers_tool(tool)) {
@@ -953,6 +985,7 @@ impl Session {
                     held: None,
                 };
                 self.events.push(Event::Call(call.clone()));
+                self.count_refusal(GateKind::Call, tool, refusal.code());
                 CallAnswer::Refused { text, call }
             }
         }

@@ -137,7 +137,7 @@ fn the_drivers_override_sets_or_lifts_the_budget_and_the_record_says_which() {
     let Some(Event::Start(start)) = lifted.events().first() else {
         panic!("start");
     };
-    assert_eq!(start.limits, None);
+    assert_eq!(start.limits.and_then(|l| l.max_iterations), None);
     for _ in 0..3 {
         lifted.read_skill("faq").ok();
         lifted.end_iteration();
@@ -155,4 +155,70 @@ fn the_drivers_override_sets_or_lifts_the_budget_and_the_record_says_which() {
     set.end_iteration();
     assert!(set.budget_spent());
     replays(&mut set);
+}
+
+#[test]
+fn the_refusal_that_reaches_the_count_escalates_once_per_turn_and_self_calls_do_not_count() {
+    let map: SkillMap = match serde_json::from_value(json!({
+        "skills": [{ "id": "triage", "tools": [{ "name": "lookup_order" }] },
+                   { "id": "refunds", "tools": [{ "name": "issue_refund" }] },
+                   { "id": "ledger" }],
+        "entries": ["triage"],
+        "routes": [{ "from": "triage", "to": "refunds", "on_tool_return": "lookup_order" },
+                   { "from": "refunds", "to": "ledger" }]
+    })) {
+        Ok(map) => map,
+        Err(error) => panic!("the map reads: {error}"),
+    };
+    let graph = match Graph::new(map) {
+        Ok(graph) => Arc::new(graph),
+        Err(error) => panic!("the map compiles: {error}"),
+    };
+    let config = SessionConfig {
+        tools: skill_session::CallPolicy::Strict,
+        ..SessionConfig::default()
+    };
+    let mut run = Session::with_config(graph, config);
+    let Some(Event::Start(start)) = run.events().first() else {
+        panic!("start");
+    };
+    assert_eq!(
+        start.limits.map(|l| l.after_refusals),
+        Some(3),
+        "on by default"
+    );
+    run.begin_turn("refund", None);
+    run.read_skill("triage").ok(); // self-call: not counted
+    run.read_skill("ledger").ok(); // unreachable: 1
+    run.call_tool("issue_refund"); // not offered: 2
+    assert!(run.escalated().is_none());
+    run.read_skill("ledger").ok(); // 3: escalates
+    let escalated = run.escalated().cloned();
+    let Some(escalated) = escalated else {
+        panic!("the third refusal escalates");
+    };
+    assert_eq!(escalated.after_refusals, 3);
+    let gates: Vec<_> = escalated
+        .refusals
+        .iter()
+        .map(|r| (r.gate, r.refusal.as_str()))
+        .collect();
+    assert_eq!(
+        gates,
+        [
+            (skill_session::GateKind::Read, "unreachable"),
+            (skill_session::GateKind::Call, "not-offered"),
+            (skill_session::GateKind::Read, "unreachable"),
+        ]
+    );
+    run.read_skill("ledger").ok();
+    let count = run
+        .events()
+        .iter()
+        .filter(|e| matches!(e, Event::Escalated(_)))
+        .count();
+    assert_eq!(count, 1, "once per turn");
+    run.begin_turn("again", None);
+    assert!(run.escalated().is_none(), "a new turn counts again");
+    replays(&mut run);
 }

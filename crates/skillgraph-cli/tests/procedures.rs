@@ -141,3 +141,27 @@ fn play_takes_a_proposal_on_a_result_and_moves_by_tool() {
     );
     assert_eq!(answers[3]["cursor"], "inspect");
 }
+
+#[test]
+fn play_marks_the_answer_whose_refusal_escalates() {
+    let map = json!({
+        "skills": [{ "id": "triage" }, { "id": "ledger" }],
+        "entries": ["triage"],
+        "escalation": { "after_refusals": 2 }
+    });
+    let dir = folder(
+        "procedures",
+        "escalated",
+        &[("skillmap.json", &map.to_string())],
+    );
+    let path = dir.join("skillmap.json").display().to_string();
+    let input =
+        "{\"turn\": \"hi\"}\n{\"call\": \"pay\"}\n{\"call\": \"pay\"}\n{\"call\": \"pay\"}\n";
+    let played = skillgraph_with_input(&["play", &path, "--strict-tools"], input);
+    let answers: Vec<Value> = String::from_utf8_lossy(&played.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let marked: Vec<bool> = answers.iter().map(|a| a["escalated"] == true).collect();
+    assert_eq!(marked, [false, false, true, false], "{answers:?}");
+}

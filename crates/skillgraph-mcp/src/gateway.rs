@@ -97,6 +97,22 @@ fn roles_of(context: &RequestContext<RoleServer>) -> Option<Vec<String>> {
         .map(|principal| principal.roles.clone())
 }
 
+/// Tell the client of the request `context` that its run escalated: a
+/// `notifications/message` at level `warning` from the logger
+/// `skillgraph`, with the `escalated` event's fields (SPEC §15.5). Nothing
+/// else changes: the model is the client's.
+#[allow(deprecated)] // MCP logging, the channel SPEC §15.5 names
+async fn say_escalated(context: &RequestContext<RoleServer>, data: Value) {
+    let message =
+        rmcp::model::LoggingMessageNotificationParam::new(rmcp::model::LoggingLevel::Warning, data)
+            .with_logger("skillgraph");
+    if let Err(err) = context.peer.notify_logging_message(message).await {
+        warn(&format!(
+            "could not send the escalation's notifications/message: {err}"
+        ));
+    }
+}
+
 /// The handshake session the request `context` serves belongs to, over
 /// HTTP: its `Mcp-Session-Id`.
 fn session_of(context: &RequestContext<RoleServer>) -> Option<String> {
@@ -302,6 +318,7 @@ impl Gateway {
             .zip(self.hub.runs.as_ref())
             .map(|(handle, runs)| Answered { handle, runs });
         let _facts = RunFacts::gather(span, &slot, run_handle.clone(), &self.hub.graph);
+        let escalated_before = translate::escalated(&slot)?.is_some();
         let caller = self.caller(&context);
         self.hub.upstreams.relay().set_client(&caller);
         let (mut answer, changed) = match name.as_ref() {
@@ -362,6 +379,17 @@ impl Gateway {
             translate::give_handle(&mut answer, &handle);
         }
         translate::give_budget(&mut answer, &slot)?;
+        // The call whose refusal reached the escalation's count says so, in
+        // `_meta` and as a warning on the request's stream (SPEC §15.5).
+        if let Some(escalated) = translate::escalated(&slot)?.filter(|_| !escalated_before) {
+            let data = serde_json::to_value(&escalated).unwrap_or_default();
+            answer
+                .meta
+                .get_or_insert_with(Default::default)
+                .0
+                .insert(translate::ESCALATED.to_owned(), data.clone());
+            say_escalated(&context, data).await;
+        }
         // The sessionless generation's list does not change (SPEC §9.2).
         if changed && generation == Generation::Handshake {
             Box::pin(self.announce(&context)).await;

@@ -317,6 +317,7 @@ async fn fitted(
         tools: config.tools,
         roles: Vec::new(),
         max_iterations: config.max_iterations,
+        after_refusals: None,
     };
     let files = skill_files::SkillFiles::gather(&mut map, |id| session.hides(id), over_stdio);
     let graph = Graph::with_compiled(map, guards, start).with_catalog_budget(config.catalog_budget);

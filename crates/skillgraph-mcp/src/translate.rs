@@ -16,7 +16,9 @@ use std::sync::Arc;
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, ResultType, Tool};
 use serde_json::Value;
-use skillgraph::skill_session::{Graph, ObserveError, Proposed, Run, RunCall, SessionConfig};
+use skillgraph::skill_session::{
+    EscalatedEvent, Graph, ObserveError, Proposed, Run, RunCall, SessionConfig,
+};
 use skillgraph::skill_tools::{HostFormat, ToolDescriptor};
 
 use crate::ServeError;
@@ -98,6 +100,22 @@ pub(crate) fn give_budget(answer: &mut CallToolResult, slot: &Slot) -> Result<()
     answer.content.extend(said.map(ContentBlock::text));
     Ok(())
 }
+
+/// The run's escalation, once its refusals reached the count (SPEC
+/// §15.5).
+///
+/// # Errors
+///
+/// When the run's lock was lost.
+pub(crate) fn escalated(slot: &Slot) -> Result<Option<EscalatedEvent>, ErrorData> {
+    let state = lock(slot)?;
+    Ok(state
+        .run_started()
+        .and_then(|run| run.session().escalated().cloned()))
+}
+
+/// The `_meta` key of a run's escalation on the answer that crossed it.
+pub(crate) const ESCALATED: &str = "skillgraph/escalated";
 
 /// The `_meta` key of a move an upstream's result proposes (SPEC §15.6).
 pub(crate) const PROPOSE: &str = "skillgraph/propose";

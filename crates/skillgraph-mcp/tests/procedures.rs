@@ -189,3 +189,51 @@ fn a_trusted_upstream_s_proposal_moves_the_run_and_an_untrusted_one_is_removed_a
         replays_to_itself(&text).unwrap_or_else(|diff| panic!("{diff}\n{text}"));
     }
 }
+
+#[test]
+fn the_refused_call_that_reaches_the_count_carries_the_escalation_in_meta() {
+    let upstream = upstream::desk(upstream::desk_data());
+    let map = desk(
+        "procedures-escalated",
+        json!({"desk": {"url": upstream.url}}),
+        |_| {},
+    );
+    let served = HttpServed::start(ServeConfig::new(map), |_| {});
+    let addr = served.addr.as_str();
+    let first = call(addr, "issue_refund", json!({"order_id": 4412}), &[]);
+    let run = handle_of(&first);
+    let second = call(
+        addr,
+        "issue_refund",
+        json!({"order_id": 4412, "skillgraph_run": run}),
+        &[],
+    );
+    assert!(
+        second["_meta"].get("skillgraph/escalated").is_none(),
+        "{second}"
+    );
+    let third = call(
+        addr,
+        "issue_refund",
+        json!({"order_id": 4412, "skillgraph_run": run}),
+        &[],
+    );
+    let escalated = &third["_meta"]["skillgraph/escalated"];
+    assert_eq!(escalated["after_refusals"], 3, "{third}");
+    assert_eq!(
+        escalated["refusals"].as_array().map(Vec::len),
+        Some(3),
+        "{third}"
+    );
+    let fourth = call(
+        addr,
+        "issue_refund",
+        json!({"order_id": 4412, "skillgraph_run": run}),
+        &[],
+    );
+    assert!(
+        fourth["_meta"].get("skillgraph/escalated").is_none(),
+        "once: {fourth}"
+    );
+    assert_eq!(upstream.calls.load(Ordering::Relaxed), 0);
+}

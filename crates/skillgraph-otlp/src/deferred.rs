@@ -133,6 +133,7 @@ mod tests {
             start: None,
             roles: Default::default(),
             budget: None,
+            escalation: None,
         });
         let total = MAX_DEFERRED + 10;
         for n in 1..=total {

@@ -39,6 +39,7 @@ impl<'e> PlayTrace<'e> {
                 start: None,
                 roles: Default::default(),
                 budget: None,
+                escalation: None,
             }),
             run: Context::new().with_span(run),
             turn: None,

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use skill_checkup::{Checkup, Problem, ProblemCode, check_compiled_map, check_map};
 use skill_core::{
-    Budget, Flavor, Roles, Route, Skill, SkillMap, Start, Step, SurfaceMode, ToolDecl, Trigger,
-    is_role_name,
+    Budget, Escalation, Flavor, Roles, Route, Skill, SkillMap, Start, Step, SurfaceMode, ToolDecl,
+    Trigger, is_role_name,
 };
 use skill_guard::RouteGuards;
 
@@ -154,6 +154,8 @@ struct MapFile {
     roles: Roles,
     #[serde(default)]
     budget: Option<Budget>,
+    #[serde(default)]
+    escalation: Option<Escalation>,
     #[serde(default, rename = "mcpServers")]
     mcp_servers: BTreeMap<String, McpServer>,
 }
@@ -287,6 +289,8 @@ struct FolderMap {
     roles: Roles,
     #[serde(default)]
     budget: Option<Budget>,
+    #[serde(default)]
+    escalation: Option<Escalation>,
     #[serde(default, rename = "mcpServers")]
     mcp_servers: BTreeMap<String, McpServer>,
 }
@@ -318,6 +322,7 @@ pub fn load(path: &Path) -> Result<Loaded, LoadError> {
                 start: file.start,
                 roles: file.roles,
                 budget: file.budget,
+                escalation: file.escalation,
             },
             mcp_servers: file.mcp_servers,
             problems: Vec::new(),
@@ -376,6 +381,7 @@ fn load_folder(root: &Path) -> Result<Loaded, LoadError> {
         skills: mut settings,
         roles,
         budget,
+        escalation,
         mcp_servers,
     } = folder_map.unwrap_or_default();
     role_names(&map_path, &roles)?;
@@ -406,6 +412,7 @@ fn load_folder(root: &Path) -> Result<Loaded, LoadError> {
             start,
             roles,
             budget,
+            escalation,
         },
         mcp_servers,
         problems,

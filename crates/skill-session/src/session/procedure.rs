@@ -8,7 +8,8 @@ use skill_core::{ResultStatus, Step};
 
 use super::Session;
 use crate::record::{
-    CallEvent, CallRefusal, Event, OnSkip, StepAction, StepEvent, StepRef, UnfinishedCause,
+    CallEvent, CallRefusal, Event, GateKind, OnSkip, StepAction, StepEvent, StepRef,
+    UnfinishedCause,
 };
 
 /// Where the procedure of the cursor's skill stands.
@@ -325,6 +326,7 @@ impl Session {
 
     fn refuse_skip(&mut self, refusal: CallRefusal, text: String) -> SkipAnswer {
         let call = self.skip_call_refused(refusal);
+        self.count_refusal(GateKind::Call, skill_tools::SKIP_STEP, refusal.code());
         SkipAnswer::Refused { text, call }
     }
 

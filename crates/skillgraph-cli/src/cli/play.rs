@@ -165,6 +165,7 @@ pub(super) fn play(
             tools,
             roles,
             max_iterations,
+            after_refusals: None,
         },
     );
     let mut taken = |session: &mut Session| -> Result<(), Failure> {
@@ -367,7 +368,18 @@ fn run_step(step: Step, session: &mut Session) -> Result<Value, Refused> {
         step,
         Step::Turn(..) | Step::Call(..) | Step::Result(..) | Step::End
     );
+    let before = session.events().len();
     let mut answer = answer_step(step, session)?;
+    // The answer whose refusal reached the escalation's count (SPEC §15.5).
+    let escalated = session
+        .events()
+        .get(before..)
+        .unwrap_or_default()
+        .iter()
+        .any(|event| matches!(event, Event::Escalated(_)));
+    if let (true, Value::Object(fields)) = (escalated, &mut answer) {
+        fields.insert("escalated".into(), json!(true));
+    }
     if let (true, Value::Object(fields)) = (shows_procedure, &mut answer) {
         if let Some(procedure) = session.procedure() {
             fields.insert("procedure".into(), json!(procedure));
