@@ -11,7 +11,8 @@ use std::fmt::Write as _;
 
 use rust_sugiyama::configure::Config;
 use skill_session::{
-    ConditionRecord, Event, MoveBy, OfferEvent, ReadEvent, Record, ResultEvent, TurnEvent,
+    ConditionRecord, Event, MoveBy, OfferEvent, OnSkip, ReadEvent, Record, ResultEvent, StepAction,
+    TurnEvent,
 };
 
 use crate::explain::{ExplainError, Explanation, Link, explain};
@@ -70,6 +71,7 @@ pub fn page(record: &Record, iteration: Option<u64>) -> Result<String, ExplainEr
     out.push_str("<h2>The map</h2>\n");
     map_svg(&explanation, &mut out);
     timeline(&explanation, &rows, &mut out);
+    procedures(&explanation, &mut out);
     active(&explanation, &mut out);
     out.push_str("</main>\n</body>\n</html>\n");
     Ok(out)
@@ -754,6 +756,87 @@ fn result_line(result: &ResultEvent, out: &mut String) {
 }
 
 /// The active skills at the end, with their tools.
+/// Each stepped skill that held the cursor, its procedure as a checklist
+/// (SPEC §15.9): every step done (in which iteration), skipped (why, and
+/// what `on_skip` made of it), or not reached; and every call a step held
+/// out. Nothing when no procedure ran.
+fn procedures(explanation: &Explanation, out: &mut String) {
+    let mut skills: Vec<&str> = Vec::new();
+    for event in &explanation.steps {
+        if !skills.contains(&event.step.skill.as_str()) {
+            skills.push(&event.step.skill);
+        }
+    }
+    if skills.is_empty() {
+        return;
+    }
+    out.push_str("<h2>Procedures</h2>\n");
+    for id in skills {
+        let declared = explanation
+            .map
+            .skills
+            .iter()
+            .find(|skill| skill.id == id)
+            .and_then(|skill| skill.steps.as_deref())
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "<h3><b class=\"skill\">{}</b></h3>\n<ol class=\"procedure\">",
+            esc(&shown_text(id))
+        );
+        for (at, step) in declared.iter().enumerate() {
+            let number = at + 1;
+            let said = explanation
+                .steps
+                .iter()
+                .rev()
+                .filter(|event| event.step.skill == id && event.step.step == number)
+                .find_map(|event| match &event.action {
+                    StepAction::Advanced { .. } => {
+                        Some(format!("✓ done in iteration {}", event.iteration))
+                    }
+                    StepAction::Skipped {
+                        reason, on_skip, ..
+                    } => Some(format!(
+                        "↷ skipped in iteration {} (on_skip {}): “{}”",
+                        event.iteration,
+                        match on_skip {
+                            OnSkip::Advance => "advance",
+                            OnSkip::Hold => "hold",
+                        },
+                        shown_text(reason)
+                    )),
+                    _ => None,
+                })
+                .unwrap_or_else(|| "☐ not reached".to_owned());
+            let _ = writeln!(
+                out,
+                "<li><code>{}</code>: {}. <i>{}</i></li>",
+                esc(&shown_text(&step.tool)),
+                esc(&shown_text(&step.note)),
+                esc(&said)
+            );
+        }
+        out.push_str("</ol>\n");
+        for call in explanation
+            .refused_calls
+            .iter()
+            .filter(|call| call.held.as_ref().is_some_and(|held| held.skill == id))
+        {
+            if let Some(held) = &call.held {
+                let _ = writeln!(
+                    out,
+                    "<p class=\"refused\">Iteration {}: <code>{}</code> was held out by step {} (<code>{}</code>).</p>",
+                    call.iteration,
+                    esc(&shown_text(&call.tool_name)),
+                    held.step,
+                    esc(&shown_text(&held.tool))
+                );
+            }
+        }
+    }
+}
+
 fn active(explanation: &Explanation, out: &mut String) {
     out.push_str("<h2>Active at the end</h2>\n");
     if explanation.active.is_empty() {

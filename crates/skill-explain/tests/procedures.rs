@@ -66,6 +66,25 @@ fn explain_names_the_step_that_held_a_call_and_each_step_done_or_skipped() {
     assert!(said.contains("refunds step 2 of 3 (check_eligibility) skipped (\"checked by phone\", on_skip advance); step 3 is current"), "{said}");
     let json = serde_json::to_value(&explained).unwrap_or_default();
     assert_eq!(json["steps"][1]["action"], "skipped", "{json}");
+    let drawn = match skill_explain::page(&record, None) {
+        Ok(drawn) => drawn,
+        Err(error) => panic!("it draws: {error}"),
+    };
+    assert!(
+        drawn.contains("<h2>Procedures</h2>"),
+        "a checklist per stepped skill"
+    );
+    assert!(
+        drawn.contains("<code>lookup_order</code>: look it up. <i>✓ done in iteration 1</i>"),
+        "{drawn}"
+    );
+    assert!(drawn.contains("↷ skipped in iteration"), "the skip");
+    assert!(drawn.contains("<code>issue_refund</code>: refund it. <i>☐ not reached</i>"));
+    assert!(
+        drawn.contains(
+            "<code>issue_refund</code> was held out by step 1 (<code>lookup_order</code>)"
+        )
+    );
     assert_eq!(
         json["refused_calls"][0]["held"]["tool"], "lookup_order",
         "{json}"
