@@ -258,9 +258,14 @@ async def scenario(args: argparse.Namespace, steps: Steps) -> None:
             ("tools/list after the move", second_list),
             ("resources/read skillgraph://record", record),
         ]
+    await run_plan(client, plan, steps, args.timeout)
+
+
+async def run_plan(client: Client, plan: list[tuple[str, Any]], steps: Steps, timeout: float) -> None:
+    """Run each step of `plan` on `client`, one `ok`/`FAIL` line each."""
     step = "connect"
     try:
-        with anyio.fail_after(args.timeout * (len(plan) + 1)):
+        with anyio.fail_after(timeout * (len(plan) + 1)):
             async with client:
                 for step, run in plan:
                     try:

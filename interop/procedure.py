@@ -20,9 +20,9 @@ import sys
 from pathlib import Path
 
 import anyio
-from mcp import Client, MCPError
+from mcp import Client
 
-from client import RUN, Failed, Steps, describe, expect, start_http, texts
+from client import RUN, Failed, Steps, expect, run_plan, start_http, texts
 
 PARCEL = {"parcel_id": "JD0150"}
 LOW_RISK_ORDER = {"order_id": 4413}
@@ -71,20 +71,7 @@ async def scenario(args: argparse.Namespace, steps: Steps) -> None:
         ("tools/call lookup_order (step 1)", current),
         ("tools/call track_parcel (step 2)", next_step),
     ]
-    step = "connect"
-    try:
-        with anyio.fail_after(args.timeout * (len(plan) + 1)):
-            async with client:
-                for step, run in plan:
-                    try:
-                        steps.ok(step, await run(client))
-                    except Failed as failed:
-                        steps.fail(step, failed)
-                    except MCPError as err:
-                        steps.fail(step, Failed("an answer", f"the error {err}"))
-    except Exception as err:  # the connection broke: the step it broke in fails, naming why
-        steps.fail(step, Failed("an answer", describe(err)))
-
+    await run_plan(client, plan, steps, args.timeout)
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
