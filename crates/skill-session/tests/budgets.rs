@@ -4,12 +4,16 @@
 //! new turn starting the count again, the driver's override, and exact
 //! replay of all of it.
 
+mod common;
+
 use std::sync::Arc;
+
+use common::replays;
 
 use serde_json::json;
 use skill_core::{SkillMap, ToolResult};
 use skill_session::{
-    CallAnswer, CallRefusal, Event, Graph, Refusal, Session, SessionConfig, SkipAnswer, replay,
+    CallAnswer, CallRefusal, Event, Graph, Refusal, Session, SessionConfig, SkipAnswer,
 };
 
 fn graph(budget: serde_json::Value) -> Arc<Graph> {
@@ -51,21 +55,6 @@ fn lookup(session: &mut Session) -> CallAnswer {
     answer
 }
 
-fn replays(session: &mut Session) {
-    let events = session.take_events();
-    let Some(Event::Start(start)) = events.first() else {
-        panic!("the record opens with start");
-    };
-    let declared = match Graph::new(start.map.to_map()) {
-        Ok(graph) => Arc::new(graph),
-        Err(error) => panic!("the declared map compiles: {error}"),
-    };
-    match replay(&declared, &events) {
-        Ok(replayed) => assert_eq!(replayed, events),
-        Err(error) => panic!("the record replays: {error}"),
-    }
-}
-
 #[test]
 fn once_the_last_iteration_ends_every_read_and_call_gets_the_wrap_up_and_the_next_turn_starts_again()
  {
@@ -83,7 +72,7 @@ fn once_the_last_iteration_ends_every_read_and_call_gets_the_wrap_up_and_the_nex
     run.end_iteration();
     assert!(run.budget_spent());
     assert!(run.tools().is_empty() && run.visible_tools().is_empty());
-    let CallAnswer::Refused { text, call } = run.call_tool("issue_refund") else {
+    let CallAnswer::Refused { text, call, .. } = run.call_tool("issue_refund") else {
         panic!("the budget is spent");
     };
     assert_eq!(call.refusal, Some(CallRefusal::BudgetExhausted));
@@ -221,4 +210,50 @@ fn the_refusal_that_reaches_the_count_escalates_once_per_turn_and_self_calls_do_
     run.begin_turn("again", None);
     assert!(run.escalated().is_none(), "a new turn counts again");
     replays(&mut run);
+}
+
+#[test]
+fn a_spent_budget_refuses_a_malformed_read_and_a_host_tool_named_skip_step_and_replays() {
+    let map: SkillMap = match serde_json::from_value(json!({
+        "skills": [{ "id": "triage", "tools": [{ "name": "skip_step" }] }],
+        "entries": ["triage"],
+        "budget": { "max_iterations": 1 }
+    })) {
+        Ok(map) => map,
+        Err(error) => panic!("the map reads: {error}"),
+    };
+    let graph = match Graph::new(map) {
+        Ok(graph) => Arc::new(graph),
+        Err(error) => panic!("the map compiles: {error}"),
+    };
+    let mut run = skill_session::Run::new(graph, SessionConfig::default());
+    run.read_input(&json!({"id": "triage"}));
+    let malformed = run.read_input(&json!({"id": 5}));
+    assert!(
+        malformed.text.contains("budget of 1 iteration(s) is spent"),
+        "{}",
+        malformed.text
+    );
+    // On a map without steps skip_step is a host tool like any other.
+    assert!(matches!(
+        run.call("skip_step"),
+        skill_session::RunCall::Refused { .. }
+    ));
+    let events = run.take_events();
+    let refused_host = events.iter().any(|event| {
+        matches!(event, Event::Call(call) if call.tool_name == "skip_step" && call.call.is_some()
+            && call.refusal == Some(CallRefusal::BudgetExhausted))
+    });
+    assert!(refused_host, "{events:?}");
+    let Some(Event::Start(start)) = events.first() else {
+        panic!("start");
+    };
+    let declared = match Graph::new(start.map.to_map()) {
+        Ok(graph) => Arc::new(graph),
+        Err(error) => panic!("the declared map compiles: {error}"),
+    };
+    match skill_session::replay(&declared, &events) {
+        Ok(replayed) => assert_eq!(replayed, events),
+        Err(error) => panic!("the record replays: {error}"),
+    }
 }

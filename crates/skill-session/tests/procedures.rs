@@ -4,13 +4,17 @@
 //! under `advance` and `hold`, a procedure left unfinished when the cursor
 //! leaves, and exact replay of all of it.
 
+mod common;
+
 use std::sync::Arc;
+
+use common::replays;
 
 use serde_json::{Value, json};
 use skill_core::{SkillMap, ToolResult};
 use skill_session::{
     CallAnswer, CallPolicy, CallRefusal, Event, Graph, Posture, Proposed, Session, SessionConfig,
-    SkipAnswer, StepAction, replay,
+    SkipAnswer, StepAction,
 };
 
 fn map(on_skip: &str) -> SkillMap {
@@ -83,21 +87,6 @@ fn steps(session: &Session) -> Vec<Value> {
         .collect()
 }
 
-fn replays(session: &mut Session) {
-    let events = session.take_events();
-    let Some(Event::Start(start)) = events.first() else {
-        panic!("the record opens with start");
-    };
-    let graph = match Graph::new(start.map.to_map()) {
-        Ok(graph) => Arc::new(graph),
-        Err(error) => panic!("the declared map compiles: {error}"),
-    };
-    match replay(&graph, &events) {
-        Ok(replayed) => assert_eq!(replayed, events),
-        Err(error) => panic!("the record replays: {error}"),
-    }
-}
-
 #[test]
 fn later_steps_are_held_out_under_every_policy_until_their_turn() {
     for policy in [CallPolicy::Scoped, CallPolicy::Strict, CallPolicy::All] {
@@ -105,7 +94,7 @@ fn later_steps_are_held_out_under_every_policy_until_their_turn() {
         assert_eq!(settle.visible_tools(), ["check_policy", "fetch_claim"]);
         assert!(!settle.offers_call("issue_payment"));
         let refused = match settle.call_tool("issue_payment") {
-            CallAnswer::Refused { text, call } => {
+            CallAnswer::Refused { text, call, .. } => {
                 assert_eq!(call.refusal, Some(CallRefusal::StepHeld));
                 let held = call
                     .held
@@ -272,4 +261,28 @@ proptest::proptest! {
         }
         replays(&mut settle);
     }
+}
+
+#[test]
+fn a_run_whose_only_calls_are_refused_skips_resumes_numbered() {
+    let graph = match Graph::new(map("advance")) {
+        Ok(graph) => Arc::new(graph),
+        Err(error) => panic!("the map compiles: {error}"),
+    };
+    let mut run = skill_session::Run::new(Arc::clone(&graph), SessionConfig::default());
+    let skipped = run.skip_step(&json!({}));
+    assert!(!skipped.skipped, "no reason: refused");
+    let events = run.take_events();
+    let mut resumed = match skill_session::Run::resume(&graph, &events) {
+        Ok(run) => run,
+        Err(error) => panic!("the run resumes: {error}"),
+    };
+    assert!(matches!(
+        resumed.call("check_policy"),
+        skill_session::RunCall::Forward { call: 1 }
+    ));
+    let numbered = resumed.take_events().iter().any(|event| {
+        matches!(event, Event::Call(call) if call.tool_name == "check_policy" && call.call == Some(1))
+    });
+    assert!(numbered, "the resumed run numbers its calls");
 }

@@ -4,13 +4,16 @@
 //! ranked route, then the first accepted proposal, then the pick; later
 //! accepted proposals elsewhere recorded as conflicts; replay exact.
 
+mod common;
+
 use std::sync::Arc;
+
+use common::replays;
 
 use serde_json::{Value, json};
 use skill_core::{MoveBy, SkillMap, ToolResult};
 use skill_session::{
     CallAnswer, ConflictBy, Event, Graph, MoveEvent, Posture, ProposalRefusal, Proposed, Session,
-    replay,
 };
 
 fn session() -> Session {
@@ -65,21 +68,6 @@ fn proposing(session: &mut Session, tool: &str, text: &str, proposal: Value, tru
 
 fn moved(session: &mut Session) -> MoveEvent {
     session.end_iteration().clone()
-}
-
-fn replays(session: &mut Session) {
-    let events = session.take_events();
-    let Some(Event::Start(start)) = events.first() else {
-        panic!("the record opens with start");
-    };
-    let declared = match Graph::new(start.map.to_map()) {
-        Ok(graph) => Arc::new(graph),
-        Err(error) => panic!("the declared map compiles: {error}"),
-    };
-    match replay(&declared, &events) {
-        Ok(replayed) => assert_eq!(replayed, events),
-        Err(error) => panic!("the record replays: {error}"),
-    }
 }
 
 fn refusals(session: &Session) -> Vec<Option<ProposalRefusal>> {
