@@ -128,8 +128,9 @@ pub fn resume(graph: &Arc<Graph>, events: &[Event]) -> Result<Session, ReplayErr
     );
     // A record written before calls were numbered replays as it was written
     // (one with no call yet may go on, and goes on numbered).
+    // `skip_step`'s refusals are the session's own, never numbered.
     let mut calls = events.iter().filter_map(|event| match event {
-        Event::Call(call) => Some(call.call.is_some()),
+        Event::Call(call) if !is_skip_refusal(call) => Some(call.call.is_some()),
         _ => None,
     });
     let unnumbered = calls.next().is_some_and(|first| !first) && !calls.any(|numbered| numbered);
@@ -172,17 +173,8 @@ pub(crate) fn feed(
             // `skip_step` is the session's own tool (SPEC §15.8): a refused
             // one is fed again without its reason (none, or one with no
             // procedure to skip), an accepted one from its `step`.
-            Event::Call(CallEvent {
-                tool_name,
-                refusal:
-                    Some(
-                        refusal @ (CallRefusal::SkipNeedsReason
-                        | CallRefusal::NoProcedure
-                        | CallRefusal::BudgetExhausted),
-                    ),
-                ..
-            }) if tool_name == skill_tools::SKIP_STEP => {
-                let reason = (*refusal != CallRefusal::SkipNeedsReason).then_some("-");
+            Event::Call(call) if is_skip_refusal(call) => {
+                let reason = (call.refusal != Some(CallRefusal::SkipNeedsReason)).then_some("-");
                 session.skip_step(reason);
             }
             Event::Call(call) => {
@@ -243,6 +235,21 @@ pub(crate) fn feed(
         }
     }
     Ok(())
+}
+
+/// Whether `call` is a refused `skip_step` of the session's own (SPEC
+/// §15.2): unnumbered, as a host tool of that name never is.
+fn is_skip_refusal(call: &CallEvent) -> bool {
+    call.tool_name == skill_tools::SKIP_STEP
+        && call.call.is_none()
+        && matches!(
+            call.refusal,
+            Some(
+                CallRefusal::SkipNeedsReason
+                    | CallRefusal::NoProcedure
+                    | CallRefusal::BudgetExhausted
+            )
+        )
 }
 
 /// Where `replayed` first parts from `recorded`: the position of the first

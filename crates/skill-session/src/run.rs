@@ -248,6 +248,24 @@ impl Run {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn read_input(&mut self, input: &serde_json::Value) -> RunRead {
+        // A spent budget refuses every read first (SPEC §15.3).
+        if self.session.budget_spent() {
+            let given = match (read_skill_id(input), input.get("id")) {
+                (Ok(id), _) => id.to_owned(),
+                (Err(_), Some(id)) => id.to_string(),
+                (Err(_), None) => String::new(),
+            };
+            let text = match self.session.read_skill(&given) {
+                Ok(answer) => answer.text,
+                Err(refused) => refused.to_string(),
+            };
+            self.session.end_iteration();
+            return RunRead {
+                accepted: false,
+                text,
+                changed: false,
+            };
+        }
         let refused = match read_skill_id(input) {
             Ok(id) => match self.read(id) {
                 Ok(read) => return read,

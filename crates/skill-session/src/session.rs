@@ -240,6 +240,9 @@ pub enum CallAnswer {
         text: String,
         /// The refusal as the record holds it.
         call: CallEvent,
+        /// Whether this refusal brought the turn's refusals to the
+        /// escalation's count (SPEC §15.5).
+        escalated: bool,
     },
 }
 
@@ -251,6 +254,9 @@ pub struct ReadAnswer {
     pub text: String,
     /// The gate's verdict, as the record's `read` event holds it.
     pub read: ReadEvent,
+    /// Whether this read's refusal brought the turn's refusals to the
+    /// escalation's count (SPEC §15.5).
+    pub escalated: bool,
 }
 
 impl ReadAnswer {
@@ -824,7 +830,11 @@ impl Session {
             };
             self.events.push(Event::Read(read.clone()));
             let text = self.wrap_up();
-            return Ok(ReadAnswer { text, read });
+            return Ok(ReadAnswer {
+                text,
+                read,
+                escalated: false,
+            });
         }
         if !self.graph.has_skill(id) {
             return Err(self.unknown(id));
@@ -848,12 +858,14 @@ impl Session {
             allowed: verdict.refusal.map(|_| verdict.allowed),
         };
         self.events.push(Event::Read(read.clone()));
-        if let Some(refusal) = verdict.refusal.filter(|r| *r != Refusal::SelfCall) {
-            self.count_refusal(GateKind::Read, id, refusal.code());
-        }
+        let escalated = verdict
+            .refusal
+            .filter(|r| *r != Refusal::SelfCall)
+            .is_some_and(|refusal| self.count_refusal(GateKind::Read, id, refusal.code()));
         Ok(ReadAnswer {
             text: verdict.text,
             read,
+            escalated,
         })
     }
 
@@ -863,6 +875,11 @@ impl Session {
     /// driver that answers such reads itself (an MCP server) records them
     /// so that every read is in the record (SPEC §9.7).
     pub fn refuse_read(&mut self, id: &str, refusal: Refusal) {
+        // A spent budget refuses every read first (SPEC §15.3).
+        if self.budget_spent() {
+            let _ = self.read_skill(id);
+            return;
+        }
         let read = ReadEvent {
             iteration: self.iteration,
             id: head_within(id, MAX_ID_ECHO).to_owned(),
@@ -937,6 +954,7 @@ impl Session {
             return CallAnswer::Refused {
                 text,
                 call: refused,
+                escalated: false,
             };
         }
         if let Some(step) = self.held_by(tool) {
@@ -951,8 +969,12 @@ impl Session {
                 held: Some(step),
             };
             self.events.push(Event::Call(call.clone()));
-            self.count_refusal(GateKind::Call, tool, CallRefusal::StepHeld.code());
-            return CallAnswer::Refused { text, call };
+            let escalated = self.count_refusal(GateKind::Call, tool, CallRefusal::StepHeld.code());
+            return CallAnswer::Refused {
+                text,
+                call,
+                escalated,
+            };
         }
         match judge_call(&self.gate(), self.policy, tool, self.offers_tool(tool)) {
             CallVerdict::Admitted => {
@@ -985,8 +1007,12 @@ impl Session {
                     held: None,
                 };
                 self.events.push(Event::Call(call.clone()));
-                self.count_refusal(GateKind::Call, tool, refusal.code());
-                CallAnswer::Refused { text, call }
+                let escalated = self.count_refusal(GateKind::Call, tool, refusal.code());
+                CallAnswer::Refused {
+                    text,
+                    call,
+                    escalated,
+                }
             }
         }
     }

@@ -165,7 +165,7 @@ fn a_tool_only_withheld_skills_carry_is_refused_under_every_policy_naming_no_ski
         support.begin_turn("pay", None);
         assert!(!support.offers_call("pay_salary") && !support.lists_stably("pay_salary"));
         match support.call_tool("pay_salary") {
-            CallAnswer::Refused { text, call } => {
+            CallAnswer::Refused { text, call, .. } => {
                 assert!(
                     text.contains("pay_salary is not offered from here"),
                     "{text}"

@@ -284,7 +284,11 @@ impl Gateway {
     ) -> Result<CallToolResponse, ErrorData> {
         let generation = Generation::of(&context);
         let name = request.name.clone();
-        if !matches!(name.as_ref(), "read_skill" | "list_skills" | SKIP_STEP)
+        // `skip_step` is the session's only on a map with steps (SPEC
+        // §15.7); elsewhere a tool of that name is an upstream's.
+        let own_skip = name == SKIP_STEP && self.hub.stepped;
+        if !matches!(name.as_ref(), "read_skill" | "list_skills")
+            && !own_skip
             && self.hub.upstreams.tool(&name).is_none()
         {
             // Never a tool only skills hidden from the caller carry.
@@ -331,7 +335,7 @@ impl Gateway {
                 )
                 .await?
             }
-            SKIP_STEP => {
+            SKIP_STEP if own_skip => {
                 doorway::step(
                     &slot,
                     generation,
@@ -378,7 +382,8 @@ impl Gateway {
         if let Some(handle) = handle {
             translate::give_handle(&mut answer, &handle);
         }
-        translate::give_budget(&mut answer, &slot)?;
+        // `list_skills` is no step: its iteration has not ended.
+        translate::give_budget(&mut answer, &slot, name != "list_skills")?;
         // The call whose refusal reached the escalation's count says so, in
         // `_meta` and as a warning on the request's stream (SPEC §15.5).
         if let Some(escalated) = translate::escalated(&slot)?.filter(|_| !escalated_before) {

@@ -75,6 +75,9 @@ pub(crate) struct Hub {
     /// The roles a request with no principal holds: `--anonymous-role`'s,
     /// or none (it then takes `*`).
     anonymous: Vec<String>,
+    /// Whether the map declares steps, so that `skip_step` is the
+    /// session's own (SPEC §15.7).
+    pub(crate) stepped: bool,
     /// The lenses made so far, one per set of roles taken.
     lenses: Mutex<Vec<Arc<Lens>>>,
     /// With a shared store, the handshake sessions served here, by id: the
@@ -107,7 +110,13 @@ impl Hub {
         tracing: Option<Tracing>,
         anonymous: Option<Vec<String>>,
     ) -> Result<Self, ServeError> {
+        let stepped = graph
+            .map()
+            .skills
+            .iter()
+            .any(|skill| skill.steps.as_ref().is_some_and(|steps| !steps.is_empty()));
         let hub = Hub {
+            stepped,
             graph,
             config,
             upstreams,

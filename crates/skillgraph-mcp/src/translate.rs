@@ -67,21 +67,30 @@ pub(crate) fn list_skills(run: &Run, arguments: Option<JsonObject>) -> CallToolR
     }
 }
 
-/// With a budget (SPEC §15.3), what remains of it after this answer's
-/// iteration: in `_meta["skillgraph/iterations_remaining"]`, and in words
-/// when 2 or fewer remain.
+/// With a budget (SPEC §15.3), what remains of it in this answer's
+/// iteration (`ended`: the answer ended it, as every read and call does):
+/// in `_meta["skillgraph/iterations_remaining"]`, and in words when 2 or
+/// fewer remain.
 ///
 /// # Errors
 ///
 /// When the run's lock was lost.
-pub(crate) fn give_budget(answer: &mut CallToolResult, slot: &Slot) -> Result<(), ErrorData> {
+pub(crate) fn give_budget(
+    answer: &mut CallToolResult,
+    slot: &Slot,
+    ended: bool,
+) -> Result<(), ErrorData> {
     let state = lock(slot)?;
     let Some(session) = state.run_started().map(Run::session) else {
         return Ok(());
     };
-    // The answered call's iteration has ended: what is left is what
-    // remained in it.
-    let Some(left) = session.iterations_left() else {
+    // After an ended iteration what is left is what remained in it.
+    let left = if ended {
+        session.iterations_left()
+    } else {
+        session.iterations_remaining()
+    };
+    let Some(left) = left else {
         return Ok(());
     };
     answer

@@ -106,6 +106,12 @@ fn a_run_s_budget_is_said_in_meta_and_once_spent_nothing_more_is_forwarded() {
         first["_meta"]["skillgraph/iterations_remaining"], 1,
         "{first}"
     );
+    // list_skills is no step: in the second iteration, 0 remain.
+    let listed = call(addr, "list_skills", json!({"skillgraph_run": run}), &[]);
+    assert_eq!(
+        listed["_meta"]["skillgraph/iterations_remaining"], 0,
+        "{listed}"
+    );
     let second = call(
         addr,
         "lookup_order",

@@ -18,10 +18,10 @@ impl Session {
 
     /// Count a refusal by `gate` of `subject` (an id read or a tool
     /// called) for `refusal`, recording `escalated` when it reaches the
-    /// count.
-    pub(super) fn count_refusal(&mut self, gate: GateKind, subject: &str, refusal: &str) {
+    /// count: then `true`, for the answer to carry.
+    pub(super) fn count_refusal(&mut self, gate: GateKind, subject: &str, refusal: &str) -> bool {
         if self.after_refusals == 0 || self.escalated.is_some() {
-            return;
+            return false;
         }
         let (id, tool_name) = match gate {
             GateKind::Read => (Some(subject.to_owned()), None),
@@ -42,6 +42,8 @@ impl Session {
             };
             self.events.push(Event::Escalated(event.clone()));
             self.escalated = Some(event);
+            return true;
         }
+        false
     }
 }

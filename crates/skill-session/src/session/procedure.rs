@@ -61,12 +61,16 @@ pub enum SkipAnswer {
         /// The event recorded.
         step: StepEvent,
     },
-    /// Refused (`skip-needs-reason`, `no-procedure`), recorded as a `call`.
+    /// Refused (`skip-needs-reason`, `no-procedure`, `budget-exhausted`),
+    /// recorded as a `call`.
     Refused {
         /// The teaching refusal.
         text: String,
         /// The refusal as the record holds it.
         call: CallEvent,
+        /// Whether this refusal brought the turn's refusals to the
+        /// escalation's count (SPEC §15.5).
+        escalated: bool,
     },
 }
 
@@ -277,7 +281,11 @@ impl Session {
             // The refusal first, then what the spent budget records.
             let call = self.skip_call_refused(CallRefusal::BudgetExhausted);
             let text = self.wrap_up();
-            return SkipAnswer::Refused { text, call };
+            return SkipAnswer::Refused {
+                text,
+                call,
+                escalated: false,
+            };
         }
         let reason = reason.map(str::trim).unwrap_or_default();
         let pointer = self.pointer.clone().filter(Pointer::in_progress);
@@ -326,8 +334,12 @@ impl Session {
 
     fn refuse_skip(&mut self, refusal: CallRefusal, text: String) -> SkipAnswer {
         let call = self.skip_call_refused(refusal);
-        self.count_refusal(GateKind::Call, skill_tools::SKIP_STEP, refusal.code());
-        SkipAnswer::Refused { text, call }
+        let escalated = self.count_refusal(GateKind::Call, skill_tools::SKIP_STEP, refusal.code());
+        SkipAnswer::Refused {
+            text,
+            call,
+            escalated,
+        }
     }
 
     /// A `skip_step` call refused for `refusal`, recorded.

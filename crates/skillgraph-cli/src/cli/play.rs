@@ -404,7 +404,7 @@ fn skip_step(arguments: &Value, session: &mut Session) -> Result<Value, Refused>
         SkipAnswer::Skipped { text, step } => json!({
             "step": "call", "tool_name": SKIP_STEP, "admitted": true, "skipped": step, "text": text
         }),
-        SkipAnswer::Refused { text, call } => json!({
+        SkipAnswer::Refused { text, call, .. } => json!({
             "step": "call", "tool_name": SKIP_STEP, "admitted": false,
             "refusal": call.refusal, "text": text
         }),
@@ -437,7 +437,7 @@ fn answer_step(step: Step, session: &mut Session) -> Result<Value, Refused> {
             CallAnswer::Admitted { call } => {
                 json!({ "step": "call", "tool_name": tool, "admitted": true, "call": call })
             }
-            CallAnswer::Refused { text, call } => json!({
+            CallAnswer::Refused { text, call, .. } => json!({
                 "step": "call",
                 "tool_name": tool,
                 "admitted": false,
