@@ -180,7 +180,9 @@ async def record(client: Client) -> str:
     return f"{len(events)} events, the move triage -> refunds by route among them"
 
 
-STABLE_TOOLS = TRIAGE_TOOLS | {"issue_refund", "charge_history", "export_rows", "render_chart"}
+# The desk's refunds skill declares a step, so the one list holds skip_step
+# (SPEC §15.9).
+STABLE_TOOLS = TRIAGE_TOOLS | {"issue_refund", "charge_history", "export_rows", "render_chart", "skip_step"}
 
 
 async def stable_list(client: Client) -> str:
