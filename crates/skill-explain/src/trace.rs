@@ -13,7 +13,7 @@
 
 use skill_session::{
     CallEvent, CallRefusal, DeclaredMap, Event, GuardRecord, MoveEvent, ReadEvent, Record,
-    TurnEvent,
+    StepAction, StepEvent, TurnEvent,
 };
 
 /// The run's handle, or the session's name a host gives it.
@@ -105,6 +105,40 @@ pub const REFUSED_REASON: &str = "skillgraph.refused.reason";
 /// On a refusal: what the answer named.
 pub const REFUSED_NAMED: &str = "skillgraph.refused.named";
 
+/// The event of a step of a procedure done, skipped or left (SPEC §15.9).
+pub const STEP_EVENT: &str = "skillgraph.step";
+/// On a step event, or a call a step held out: the stepped skill.
+pub const STEP_SKILL: &str = "skillgraph.step.skill";
+/// On a step event, or a held call: the step's number, from 1.
+pub const STEP_NUMBER: &str = "skillgraph.step.number";
+/// On a step event, or a held call: how many steps the procedure has.
+pub const STEP_OF: &str = "skillgraph.step.of";
+/// On a step event, or a held call: the step's tool.
+pub const STEP_TOOL: &str = "skillgraph.step.tool";
+/// On a step event: `advanced`, `skipped` or `unfinished`.
+pub const STEP_ACTION: &str = "skillgraph.step.action";
+/// On a step event: the step now current (absent once complete).
+pub const STEP_NEXT: &str = "skillgraph.step.next";
+/// On a skipped step: the model's reason.
+pub const STEP_REASON: &str = "skillgraph.step.reason";
+/// The event of a turn's budget spent (SPEC §15.3).
+pub const BUDGET_EVENT: &str = "skillgraph.budget";
+/// On a budget event: the most iterations a turn takes.
+pub const BUDGET_MAX_ITERATIONS: &str = "skillgraph.budget.max_iterations";
+/// The event of a turn's refusals reaching the escalation's count (SPEC
+/// §15.5).
+pub const ESCALATED_EVENT: &str = "skillgraph.escalated";
+/// On an escalation: the count reached.
+pub const ESCALATED_AFTER: &str = "skillgraph.escalated.after_refusals";
+/// On an escalation: the refusals' codes, in order.
+pub const ESCALATED_REFUSALS: &str = "skillgraph.escalated.refusals";
+/// On a move by a tool's proposal: the tool (SPEC §15.6).
+pub const PROPOSAL_TOOL: &str = "skillgraph.proposal.tool";
+/// On a move by a tool's proposal: its reason.
+pub const PROPOSAL_REASON: &str = "skillgraph.proposal.reason";
+/// The event of a proposal the session refused.
+pub const PROPOSAL_REFUSED_EVENT: &str = "skillgraph.proposal.refused";
+
 /// An attribute's value.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
@@ -184,6 +218,51 @@ pub fn facts<'a>(events: impl IntoIterator<Item = &'a Event>, map: &DeclaredMap)
             Event::Call(call) => {
                 number = call.call.or(number);
                 facts.events.extend(refused_call(call));
+            }
+            Event::Step(step) => facts.events.push(step_event(step)),
+            Event::Budget(budget) => facts.events.push(SpanEvent {
+                name: BUDGET_EVENT,
+                attributes: vec![(
+                    BUDGET_MAX_ITERATIONS,
+                    Value::Int(int(budget.max_iterations)),
+                )],
+            }),
+            Event::Escalated(escalated) => facts.events.push(SpanEvent {
+                name: ESCALATED_EVENT,
+                attributes: vec![
+                    (ESCALATED_AFTER, Value::Int(int(escalated.after_refusals))),
+                    (
+                        ESCALATED_REFUSALS,
+                        Value::Strings(
+                            escalated
+                                .refusals
+                                .iter()
+                                .map(|r| r.refusal.clone())
+                                .collect(),
+                        ),
+                    ),
+                ],
+            }),
+            Event::Result(result) => {
+                if let Some(propose) = result.propose.as_ref().filter(|p| !p.accepted) {
+                    facts.events.push(SpanEvent {
+                        name: PROPOSAL_REFUSED_EVENT,
+                        attributes: vec![
+                            (REFUSED_TARGET, Value::String(propose.to.clone())),
+                            (
+                                REFUSED_REASON,
+                                Value::String(
+                                    propose
+                                        .refusal
+                                        .map(|r| r.code())
+                                        .unwrap_or_default()
+                                        .to_owned(),
+                                ),
+                            ),
+                            (GUARD_TOOL, Value::String(result.tool_name.clone())),
+                        ],
+                    });
+                }
             }
             Event::Move(moved) => {
                 facts.attributes = moved_attributes(moved, map);
@@ -312,7 +391,38 @@ fn moved_attributes(moved: &MoveEvent, map: &DeclaredMap) -> Vec<Attribute> {
             attributes.push((ROUTE_LABEL, Value::String(label)));
         }
     }
+    if let Some(proposal) = &moved.proposal {
+        attributes.push((PROPOSAL_TOOL, Value::String(proposal.tool_name.clone())));
+        attributes.push((PROPOSAL_REASON, Value::String(proposal.reason.clone())));
+    }
     attributes
+}
+
+/// A `step` event's facts.
+fn step_event(event: &StepEvent) -> SpanEvent {
+    let step = &event.step;
+    let mut attributes = vec![
+        (STEP_SKILL, Value::String(step.skill.clone())),
+        (STEP_NUMBER, Value::Int(int(step.step))),
+        (STEP_OF, Value::Int(int(step.of))),
+        (STEP_TOOL, Value::String(step.tool.clone())),
+    ];
+    let (action, next) = match &event.action {
+        StepAction::Advanced { next } => ("advanced", *next),
+        StepAction::Skipped { reason, next, .. } => {
+            attributes.push((STEP_REASON, Value::String(reason.clone())));
+            ("skipped", *next)
+        }
+        StepAction::Unfinished { .. } => ("unfinished", None),
+    };
+    attributes.push((STEP_ACTION, Value::String(action.to_owned())));
+    if let Some(next) = next {
+        attributes.push((STEP_NEXT, Value::Int(int(next))));
+    }
+    SpanEvent {
+        name: STEP_EVENT,
+        attributes,
+    }
 }
 
 fn guard_event(guard: &GuardRecord, fired: bool) -> SpanEvent {
@@ -388,15 +498,25 @@ fn refused_call(call: &CallEvent) -> Option<SpanEvent> {
         return None;
     }
     let refusal = call.refusal.unwrap_or(CallRefusal::NotOffered);
+    let mut attributes = vec![
+        (REFUSED_TARGET, Value::String(call.tool_name.clone())),
+        (REFUSED_REASON, Value::String(refusal.code().to_owned())),
+        (
+            REFUSED_NAMED,
+            Value::Strings(call.allowed.clone().unwrap_or_default()),
+        ),
+    ];
+    // A call a step held out names the step (SPEC §15.9).
+    if let Some(held) = &call.held {
+        attributes.extend([
+            (STEP_SKILL, Value::String(held.skill.clone())),
+            (STEP_NUMBER, Value::Int(int(held.step))),
+            (STEP_OF, Value::Int(int(held.of))),
+            (STEP_TOOL, Value::String(held.tool.clone())),
+        ]);
+    }
     Some(SpanEvent {
         name: CALL_REFUSED_EVENT,
-        attributes: vec![
-            (REFUSED_TARGET, Value::String(call.tool_name.clone())),
-            (REFUSED_REASON, Value::String(refusal.code().to_owned())),
-            (
-                REFUSED_NAMED,
-                Value::Strings(call.allowed.clone().unwrap_or_default()),
-            ),
-        ],
+        attributes,
     })
 }

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use skill_core::{SkillMap, ToolResult};
-use skill_explain::explain;
+use skill_explain::{explain, trace};
 use skill_session::{CallAnswer, Graph, Posture, Proposed, Session, read_record};
 
 #[test]
@@ -53,6 +53,37 @@ fn explain_names_the_step_that_held_a_call_and_each_step_done_or_skipped() {
         Ok(explained) => explained,
         Err(error) => panic!("it explains: {error}"),
     };
+    // Spans carry the same facts (SPEC §15.9).
+    let facts = trace::facts(&record.events, &explained.map);
+    let step = facts
+        .events
+        .iter()
+        .find(|event| event.name == trace::STEP_EVENT);
+    let step = step
+        .map(|event| event.attributes.clone())
+        .unwrap_or_default();
+    assert!(
+        step.contains(&(trace::STEP_ACTION, trace::Value::String("advanced".into()))),
+        "{step:?}"
+    );
+    assert!(
+        step.contains(&(trace::STEP_NEXT, trace::Value::Int(2))),
+        "{step:?}"
+    );
+    let held = facts
+        .events
+        .iter()
+        .find(|event| event.name == trace::CALL_REFUSED_EVENT);
+    let held = held
+        .map(|event| event.attributes.clone())
+        .unwrap_or_default();
+    assert!(
+        held.contains(&(
+            trace::STEP_TOOL,
+            trace::Value::String("lookup_order".into())
+        )),
+        "{held:?}"
+    );
     let said = explained.to_text();
     assert!(said.contains("issue_refund refused (step-held)"), "{said}");
     assert!(
