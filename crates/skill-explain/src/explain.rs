@@ -82,6 +82,10 @@ pub struct Explanation {
     /// Each step of a procedure done, skipped or left unfinished (SPEC
     /// §15.9), in record order.
     pub steps: Vec<StepEvent>,
+    /// Where the procedure of the cursor's skill stood at the iteration
+    /// explained, while the cursor stood on a skill with steps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub procedure: Option<ProcedureAt>,
     /// The calls accepted up to that point with no result in the record:
     /// still running when the record ends, or left open by a writer that
     /// stopped mid-call (SPEC §8.4).
@@ -237,6 +241,16 @@ pub struct RefusedCall {
     pub held: Option<StepRef>,
 }
 
+/// The steps `id` declares in `map`, when it declares any.
+fn steps_of<'m>(map: &'m DeclaredMap, id: Option<&str>) -> Option<&'m [skill_core::Step]> {
+    let id = id?;
+    map.skills
+        .iter()
+        .rfind(|skill| skill.id == id)
+        .and_then(|skill| skill.steps.as_deref())
+        .filter(|steps| !steps.is_empty())
+}
+
 /// One `step` event in words.
 fn step_line(event: &StepEvent) -> String {
     let step = &event.step;
@@ -275,6 +289,21 @@ fn step_line(event: &StepEvent) -> String {
             step.skill, step.step, step.of, remaining
         ),
     }
+}
+
+/// Where a procedure stood: its skill and its current step (`None` once
+/// complete), out of how many, with that step's tool.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProcedureAt {
+    /// The stepped skill, the cursor's.
+    pub skill: String,
+    /// The current step, from 1; `None` once complete.
+    pub step: Option<usize>,
+    /// How many steps the procedure has.
+    pub of: usize,
+    /// The current step's tool.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
 }
 
 /// A call the call gate accepted whose result the record does not hold.
@@ -322,7 +351,7 @@ pub fn explain(record: &Record, iteration: Option<u64>) -> Result<Explanation, E
             Event::Read(read) => walk.read(read),
             Event::Call(call) => walk.call(call),
             Event::Result(result) => walk.result(result),
-            Event::Step(step) => walk.steps.push(step.clone()),
+            Event::Step(step) => walk.step(step),
             Event::Move(moved) => {
                 walk.moved(moved);
                 if moved.by != MoveBy::Rule && iteration == Some(moved.iteration) {
@@ -362,6 +391,9 @@ struct Walk<'r> {
     refused_calls: Vec<RefusedCall>,
     open_calls: Vec<OpenCall>,
     steps: Vec<StepEvent>,
+    /// The pointer of the cursor's skill, as the walk has it: its current
+    /// step (`None` once complete).
+    pointer: Option<Option<usize>>,
     /// Turns begun so far, and the rule that decided the last one's start.
     turns: u64,
     routed: Option<&'r RoutedRecord>,
@@ -380,9 +412,20 @@ impl<'r> Walk<'r> {
             refused_calls: Vec::new(),
             open_calls: Vec::new(),
             steps: Vec::new(),
+            pointer: steps_of(&start.map, start.cursor.as_deref()).map(|_| Some(1)),
             turns: 0,
             routed: None,
         }
+    }
+
+    fn step(&mut self, event: &StepEvent) {
+        match &event.action {
+            StepAction::Advanced { next } | StepAction::Skipped { next, .. } => {
+                self.pointer = Some(*next);
+            }
+            StepAction::Unfinished { .. } => {}
+        }
+        self.steps.push(event.clone());
     }
 
     fn turn(&mut self, turn: &'r TurnEvent) {
@@ -465,6 +508,10 @@ impl<'r> Walk<'r> {
             proposal: moved.proposal.clone(),
             superseded_proposal: moved.superseded_proposal.clone(),
         });
+        if moved.from != moved.to {
+            // Arriving on a skill with steps starts its procedure at 1.
+            self.pointer = steps_of(self.map, moved.to.as_deref()).map(|_| Some(1));
+        }
         self.cursor.clone_from(&moved.to);
         self.batch.clear();
     }
@@ -536,7 +583,19 @@ impl<'r> Walk<'r> {
                     .unwrap_or_default(),
             })
             .collect();
+        let procedure = self.pointer.and_then(|step| {
+            let steps = steps_of(self.map, self.cursor.as_deref())?;
+            Some(ProcedureAt {
+                skill: self.cursor.clone()?,
+                step,
+                of: steps.len(),
+                tool: step
+                    .and_then(|at| steps.get(at.checked_sub(1)?))
+                    .map(|s| s.tool.clone()),
+            })
+        });
         Explanation {
+            procedure,
             posture: start.posture,
             tools: start.tools,
             start: start.cursor.clone(),
@@ -669,6 +728,20 @@ impl Explanation {
                 "  iteration {}: call {} of {} was accepted and forwarded; no result follows (still running, or the writer stopped mid-call)",
                 call.iteration, call.call, call.tool_name
             );
+        }
+        if let Some(procedure) = &self.procedure {
+            let _ = match (procedure.step, &procedure.tool) {
+                (Some(step), Some(tool)) => writeln!(
+                    out,
+                    "\nProcedure of {}: at step {step} of {} ({tool})",
+                    procedure.skill, procedure.of
+                ),
+                _ => writeln!(
+                    out,
+                    "\nProcedure of {}: complete ({} steps)",
+                    procedure.skill, procedure.of
+                ),
+            };
         }
         let _ = writeln!(out, "\nActive skills:");
         if self.active.is_empty() {

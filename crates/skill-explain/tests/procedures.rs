@@ -39,7 +39,9 @@ fn explain_names_the_step_that_held_a_call_and_each_step_done_or_skipped() {
         };
         assert_eq!(session.observe_call(call, result), Ok(()));
     }
+    session.end_iteration();
     session.skip_step(Some("checked by phone"));
+    session.end_iteration();
     let text: String = session
         .take_events()
         .iter()
@@ -85,6 +87,19 @@ fn explain_names_the_step_that_held_a_call_and_each_step_done_or_skipped() {
         "{held:?}"
     );
     let said = explained.to_text();
+    assert!(
+        said.contains("Procedure of refunds: at step 3 of 3 (issue_refund)"),
+        "{said}"
+    );
+    // `--iteration 1`: the pointer as it stood then.
+    let then = match explain(&record, Some(1)) {
+        Ok(explained) => explained.to_text(),
+        Err(error) => panic!("it explains: {error}"),
+    };
+    assert!(
+        then.contains("Procedure of refunds: at step 2 of 3 (check_eligibility)"),
+        "{then}"
+    );
     assert!(said.contains("issue_refund refused (step-held)"), "{said}");
     assert!(
         said.contains("held out by step 1 of 3 of refunds's procedure (lookup_order)"),
