@@ -314,6 +314,12 @@ def main() -> int:
     parser.add_argument("command", nargs="+", help="the server's command line, after --")
     parser.add_argument("--http", action="store_true", help="start the server with --http 127.0.0.1:0 and speak streamable HTTP to it")
     args = parser.parse_args()
+    return run_scenario(scenario, args)
+
+
+def run_scenario(scenario: Any, args: argparse.Namespace) -> int:
+    """Run `scenario` against `args.command`, started over HTTP first when
+    `args.http`; the exit code: 1 when a step failed."""
     args.url = None
     child = None
     if args.http:

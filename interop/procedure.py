@@ -19,10 +19,9 @@ import json
 import sys
 from pathlib import Path
 
-import anyio
 from mcp import Client
 
-from client import RUN, Failed, Steps, expect, run_plan, start_http, texts
+from client import RUN, Failed, Steps, expect, run_plan, run_scenario, texts
 
 PARCEL = {"parcel_id": "JD0150"}
 LOW_RISK_ORDER = {"order_id": 4413}
@@ -79,15 +78,8 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for each answer (default 30)")
     parser.add_argument("command", nargs="+", help="the server's command line, after --")
     args = parser.parse_args()
-    child, args.url = start_http(args.command, args.timeout)
-    RUN.http = True
-    steps = Steps()
-    try:
-        anyio.run(scenario, args, steps)
-    finally:
-        child.terminate()
-        child.wait(args.timeout)
-    return 1 if steps.failures else 0
+    args.http = True
+    return run_scenario(scenario, args)
 
 
 if __name__ == "__main__":
