@@ -33,10 +33,18 @@ fn setup(name: &str, data: Value) -> (Redis, Desk, PathBuf) {
     (redis, upstream, map)
 }
 
-/// A tokens file of two principals, ann (`ann-token`) and bob
-/// (`bob-token`), in a folder named `name`.
-fn ann_and_bob(name: &str) -> PathBuf {
-    tokens_file(name, &[("ann", "ann-token", ""), ("bob", "bob-token", "")])
+/// Ann's credentials, and bob's.
+const ANN: [(&str, &str); 1] = [("Authorization", "Bearer ann-token")];
+const BOB: [(&str, &str); 1] = [("Authorization", "Bearer bob-token")];
+
+/// Two replicas of `map` in `redis` that know two principals, ann
+/// (`ann-token`) and bob (`bob-token`), from a tokens file in a folder
+/// named `name`.
+fn two_replicas_for_ann_and_bob(name: &str, map: &PathBuf, redis: &Redis) -> Vec<HttpServed> {
+    let tokens = tokens_file(name, &[("ann", "ann-token", ""), ("bob", "bob-token", "")]);
+    replicas(2, map, redis, |http| {
+        http.auth_tokens = Some(tokens.clone())
+    })
 }
 
 /// The support desk in front of `upstream`, to serve.
@@ -229,17 +237,12 @@ fn steps_of_one_run_taken_on_three_replicas_at_once_all_land_in_one_order() {
 #[test]
 fn another_principal_s_handle_is_answered_as_an_unknown_run_on_every_replica() {
     let (redis, upstream, map) = setup("principals", upstream::desk_data());
-    let tokens = ann_and_bob("replicas-principals-tokens");
-    let replicas = replicas(2, &map, &redis, |http| {
-        http.auth_tokens = Some(tokens.clone())
-    });
-    let ann = [("Authorization", "Bearer ann-token")];
-    let bob = [("Authorization", "Bearer bob-token")];
+    let replicas = two_replicas_for_ann_and_bob("replicas-principals-tokens", &map, &redis);
     let run = handle_of(&call(
         &replicas[0].addr,
         "lookup_order",
         json!({"order_id": 4412}),
-        &ann,
+        &ANN,
     ));
     let unknown = "run_00000000000000000000000000000000";
     for replica in &replicas {
@@ -247,13 +250,13 @@ fn another_principal_s_handle_is_answered_as_an_unknown_run_on_every_replica() {
             &replica.addr,
             "lookup_order",
             json!({"order_id": 4412, "skillgraph_run": run}),
-            &bob,
+            &BOB,
         );
         let none = call(
             &replica.addr,
             "lookup_order",
             json!({"order_id": 4412, "skillgraph_run": unknown}),
-            &bob,
+            &BOB,
         );
         assert_eq!(theirs, none, "another's run is an unknown run");
         assert_eq!(theirs["isError"], true);
@@ -263,7 +266,7 @@ fn another_principal_s_handle_is_answered_as_an_unknown_run_on_every_replica() {
         &replicas[1].addr,
         "issue_refund",
         json!({"order_id": 4412, "skillgraph_run": run}),
-        &ann,
+        &ANN,
     );
     assert_ne!(hers["isError"], true, "{hers}");
     assert_eq!(upstream.calls.load(Ordering::Relaxed), 2);
@@ -789,18 +792,13 @@ fn call_in_session(
 #[test]
 fn a_handshake_session_goes_on_on_any_replica_for_its_own_principal_only() {
     let (redis, upstream, map) = setup("sessions", upstream::desk_data());
-    let tokens = ann_and_bob("replicas-sessions-tokens");
-    let replicas = replicas(2, &map, &redis, |http| {
-        http.auth_tokens = Some(tokens.clone())
-    });
-    let ann = [("Authorization", "Bearer ann-token")];
-    let bob = [("Authorization", "Bearer bob-token")];
+    let replicas = two_replicas_for_ann_and_bob("replicas-sessions-tokens", &map, &redis);
     let (a, b) = (replicas[0].addr.as_str(), replicas[1].addr.as_str());
 
     // Ann shakes hands on the first replica.
-    let session = open_session(a, &ann);
+    let session = open_session(a, &ANN);
     let mut headers = in_session(&session).to_vec();
-    headers.extend_from_slice(&ann);
+    headers.extend_from_slice(&ANN);
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     assert_eq!(post(a, &headers, &initialized).status, 202);
 
@@ -809,7 +807,7 @@ fn a_handshake_session_goes_on_on_any_replica_for_its_own_principal_only() {
         let (status, _) = call_in_session(
             addr,
             &session,
-            &bob,
+            &BOB,
             "lookup_order",
             json!({"order_id": 4412}),
         );
@@ -817,7 +815,7 @@ fn a_handshake_session_goes_on_on_any_replica_for_its_own_principal_only() {
     }
     // Ann goes on on the second replica: the run moves to refunds there.
     let (status, moved) =
-        call_in_session(b, &session, &ann, "lookup_order", json!({"order_id": 4412}));
+        call_in_session(b, &session, &ANN, "lookup_order", json!({"order_id": 4412}));
     assert_eq!(status, 200);
     assert!(
         texts(&moved)
@@ -827,7 +825,7 @@ fn a_handshake_session_goes_on_on_any_replica_for_its_own_principal_only() {
     );
     // And on the first again, whose copy is behind: refunds' tool is offered.
     let (status, refunded) =
-        call_in_session(a, &session, &ann, "issue_refund", json!({"order_id": 4412}));
+        call_in_session(a, &session, &ANN, "issue_refund", json!({"order_id": 4412}));
     assert_eq!(status, 200);
     assert_ne!(refunded["isError"], true, "{refunded}");
     assert_eq!(upstream.calls.load(Ordering::Relaxed), 2);
@@ -836,7 +834,7 @@ fn a_handshake_session_goes_on_on_any_replica_for_its_own_principal_only() {
     let key = format!("sg:sess:{{{session}}}");
     assert_eq!(redis.command(&["EXISTS", &key]).as_deref(), Some(":1"));
     let mut ending = in_session(&session).to_vec();
-    ending.extend_from_slice(&ann);
+    ending.extend_from_slice(&ANN);
     assert_eq!(delete(b, &ending), 204);
     assert_eq!(redis.command(&["EXISTS", &key]).as_deref(), Some(":0"));
 }
@@ -944,13 +942,12 @@ fn a_run_that_took_roles_goes_on_with_them_on_every_replica_and_its_hidden_tool_
     let replicas = replicas(2, &map, &redis, |http| {
         http.auth_tokens = Some(tokens.clone());
     });
-    let ann = [("Authorization", "Bearer ann-token")];
     // The risky order would move the whole map's run to refunds.
     let first = call(
         &replicas[0].addr,
         "lookup_order",
         json!({"order_id": 4412}),
-        &ann,
+        &ANN,
     );
     let run = handle_of(&first);
     assert!(!first.to_string().contains("refunds"), "{first}");
@@ -959,7 +956,7 @@ fn a_run_that_took_roles_goes_on_with_them_on_every_replica_and_its_hidden_tool_
         &replicas[1].addr,
         "issue_refund",
         json!({"order_id": 4412, "skillgraph_run": run}),
-        &ann,
+        &ANN,
     );
     assert_eq!(refused["isError"], true, "{refused}");
     let said = texts(&refused).join(" ");
